@@ -1,0 +1,79 @@
+"""A resolved spec: the checked declarations of some layers, ready for both backends."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast
+
+
+@dataclass
+class Spec:
+    layers: list[str]
+    spec_dir: str
+    families: dict[str, ast.FamilyDecl] = field(default_factory=dict)
+    cards: dict[str, ast.CardDecl] = field(default_factory=dict)
+    enums: dict[str, ast.EnumDecl] = field(default_factory=dict)
+    enum_of: dict[str, str] = field(default_factory=dict)            # constant -> enum name
+    vars: dict[str, ast.VarDecl] = field(default_factory=dict)       # table-wide variables
+    player_vars: dict[str, ast.VarDecl] = field(default_factory=dict)
+    defines: dict[str, ast.DefineDecl] = field(default_factory=dict)
+    decisions: dict[str, ast.DecisionDecl] = field(default_factory=dict)
+    rules: dict[str, ast.RuleDecl] = field(default_factory=dict)
+    claims: dict[str, ast.ClaimDecl] = field(default_factory=dict)
+    invariants: dict[str, ast.InvariantDecl] = field(default_factory=dict)
+    procedures: dict[str, ast.ProcedureDecl] = field(default_factory=dict)
+    powers: dict[str, ast.PowerDecl] = field(default_factory=dict)
+    handlers: dict[str, ast.HandlerDecl] = field(default_factory=dict)
+
+    # -- the decisions, grouped ------------------------------------------------------
+    def legality_rules(self, kind: str) -> list[ast.RuleDecl]:
+        return [r for r in self.rules.values() if isinstance(r.body, ast.Verdict) and r.body.move == kind]
+
+    def fire_rules(self) -> list[ast.RuleDecl]:
+        return [r for r in self.rules.values() if isinstance(r.body, ast.Fire)]
+
+    def value_rules(self, decision: str) -> list[ast.RuleDecl]:
+        return [r for r in self.rules.values() if isinstance(r.body, ast.Value) and r.body.decision == decision]
+
+    def decision_keys(self) -> list[tuple[str, str]]:
+        """Every decision the rules make: ("legal", kind), ("fire", role text), ("value", name)."""
+        keys: list[tuple[str, str]] = []
+        for rule in self.rules.values():
+            key = rule_key(rule)
+            if key not in keys and key[0] != "fire-default":
+                keys.append(key)
+        for name in self.decisions:
+            if ("value", name) not in keys:
+                keys.append(("value", name))
+        return keys
+
+    @property
+    def how_values(self) -> list[str]:
+        return self.enums["how"].values
+
+
+def rule_key(rule: ast.RuleDecl) -> tuple[str, str]:
+    body = rule.body
+    if isinstance(body, ast.Verdict):
+        return ("legal", body.move)
+    if isinstance(body, ast.Fire):
+        if isinstance(body.role, ast.NoneLit):
+            return ("fire-default", "")
+        return ("fire", expr_text(body.role))
+    assert isinstance(body, ast.Value)
+    return ("value", body.decision)
+
+
+def expr_text(expr: ast.Expr) -> str:
+    """A canonical text of an expression: how rules name the same role."""
+    if isinstance(expr, ast.Name):
+        return expr.name
+    if isinstance(expr, ast.Attr):
+        return f"{expr_text(expr.obj)}.{expr.name}"
+    if isinstance(expr, ast.IntLit):
+        return str(expr.value)
+    if isinstance(expr, ast.NoneLit):
+        return "none"
+    if isinstance(expr, ast.Call):
+        return f"{expr.name}({', '.join(expr_text(a) for a in expr.args)})"
+    return f"<{type(expr).__name__}>"

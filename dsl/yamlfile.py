@@ -1,0 +1,64 @@
+"""YAML input with positions: data from yaml.safe_load, lines and columns from the
+composed node tree, so that every complaint can name the file, key and line.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from .errors import BaobeiError, Loc
+
+
+class YamlDoc:
+    def __init__(self, path: str, data, root: yaml.Node | None, lines: list[str]):
+        self.path = path
+        self.data = data
+        self.root = root
+        self.lines = lines
+
+    def loc(self, *keys) -> Loc:
+        """Where the value at this path of keys and list indexes is written (or its nearest parent)."""
+        node, mark = self.root, None
+        for key in keys:
+            found = None
+            if isinstance(node, yaml.MappingNode):
+                for key_node, value_node in node.value:
+                    if key_node.value == str(key):
+                        found, mark = value_node, key_node.start_mark
+                        break
+            elif isinstance(node, yaml.SequenceNode) and isinstance(key, int) and 0 <= key < len(node.value):
+                found = node.value[key]
+                mark = found.start_mark
+            if found is None:
+                break
+            node = found
+        if mark is None:
+            return Loc(self.path, 1, 1)
+        return Loc(self.path, mark.line + 1, mark.column + 1)
+
+
+def read_yaml(path: str | Path, error: type[BaobeiError]) -> YamlDoc:
+    path = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise error("the file is not UTF-8 text", Loc(path)) from None
+    except OSError as problem:
+        raise error(f"cannot read the file: {problem.strerror}", Loc(path)) from None
+    return parse_yaml(text, path, error)
+
+
+def parse_yaml(text: str, path: str, error: type[BaobeiError]) -> YamlDoc:
+    try:
+        data = yaml.safe_load(text)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as problem:
+        mark = problem.problem_mark or problem.context_mark
+        loc = Loc(path, mark.line + 1, mark.column + 1) if mark else Loc(path)
+        raise error(f"not valid YAML: {problem.problem or problem.context}", loc) from None
+    except yaml.YAMLError as problem:
+        raise error(f"not valid YAML: {problem}", Loc(path)) from None
+    except RecursionError:
+        raise error("not valid YAML: nested too deeply", Loc(path)) from None
+    return YamlDoc(path, data, root, text.splitlines())
