@@ -30,7 +30,7 @@ GLOBALS: dict[str, tuple[Type, str]] = {
     "second": (SLOT, "the second slot a move names"),
     "held": (list_of(CARD), "cards drawn and not yet placed"),
     "reference": (REFERENCE, "the card that became visible last"),
-    "turn": (INT, "turns begun this round"),
+    "turn": (INT, "turns begun this round (the spec counts them)"),
     "sequence": (INT, "sequences of powers resolved this round"),
     "deck_size": (INT, "cards in the draw pile"),
     "discard_size": (INT, "cards face up on the discard"),
@@ -39,7 +39,7 @@ GLOBALS: dict[str, tuple[Type, str]] = {
     "edition_deal": (INT, "the edition's deal size for this table"),
     "tiebreak": (BOOL, "whether this round is a tie-break round"),
 }
-SETTABLE_GLOBALS = frozenset({"active"})
+SETTABLE_GLOBALS = frozenset({"active", "turn"})
 
 
 def attributes(type_name: str, how: Type) -> dict[str, Type]:

@@ -1,0 +1,571 @@
+"""A round in play: the decision loop, legal moves, and the effect primitives.
+
+The generic machinery of the game. Which moves are legal, what each move does,
+when powers fire, how a round ends: all of that is read from the compiled spec
+(program.py, compile.py). Here are only zones and slots, the frames of running
+procedures, knowledge, and randomness.
+"""
+from __future__ import annotations
+
+import copy
+from itertools import permutations
+
+from baobei.dsl.errors import RuleRuntimeError
+from baobei.dsl.schema import DECLINE_KINDS
+
+from .moves import SHAPES, Move, format_move
+from .program import Ask, Block, Program
+from .state import Card, CardKind, Player, Reference, Rng
+
+# Frame kinds
+BLOCK, LOOP, WHILE = 0, 1, 2
+
+
+class Ctx:
+    """Who is acting: the move's actor and arguments, the power being played."""
+
+    __slots__ = ("actor", "user", "power", "targets", "target", "second", "chosen")
+
+    def __init__(self, actor=None, user=None, power=None, targets=(), chosen=None):
+        self.actor = actor
+        self.user = user
+        self.power = power
+        self.targets = targets
+        self.target = targets[0] if targets else None
+        self.second = targets[1] if len(targets) > 1 else None
+        self.chosen = chosen
+
+
+EMPTY_CTX = Ctx()
+
+
+class Frame:
+    __slots__ = ("code", "pc", "L", "C", "kind", "loop", "action", "where")
+
+    def __init__(self, block: Block, L: dict, C: Ctx, kind: int = BLOCK, loop=None, action: bool = False):
+        self.code = block.code
+        self.where = block.where
+        self.pc = 0
+        self.L = L
+        self.C = C
+        self.kind = kind
+        self.loop = loop          # LOOP: [var, items, index]; WHILE: condition
+        self.action = action
+
+
+class IllegalMove(Exception):
+    def __init__(self, reason: str, rule=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.rule = rule
+
+
+class Round:
+    """One round of BAO BEI under a compiled spec."""
+
+    def __init__(self, program: Program, player_names: list[str], rng: Rng, *, threshold: int = 0,
+                 edition_deal: int = 0, tiebreak: bool = False, first: int = 0, totals: dict | None = None):
+        self.program = program
+        spec = program.spec
+        self.compiled = program.compiled
+        self.kinds: dict[str, CardKind] = self.compiled.kinds
+        self.rng = rng
+        self.players = [Player(name, index, self._player_vars()) for index, name in enumerate(player_names)]
+        self.by_name = {p.name: p for p in self.players}
+        for player in self.players:
+            if totals and player.name in totals:
+                player.vars["total"] = totals[player.name]
+        self.first = self.players[first]
+        self.order = self.players[first:] + self.players[:first]
+        self.active = self.first
+        self.vars = {name: init(self, EMPTY_CTX, {}) for name, init in self.compiled.var_init.items()}
+        self.threshold = threshold
+        self.edition_deal = edition_deal
+        self.tiebreak = tiebreak
+        self.turn = 0
+        self.sequence = 0
+        self.deck: list[Card] = []         # top last
+        self.discard: list[Card] = []      # top last
+        self.under: list[Card] = []
+        self.held: list[Card] = []
+        self.known: list[dict] = [{} for _ in self.players]
+        self.ref = Reference(None, None, None, False)
+        self.frames: list[Frame] = []
+        self.pending: Ask | None = None
+        self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
+        self.shown: list[CardKind] = []                  # revealed to everyone by the last move
+        self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios)
+        self.strict = False                               # check every rule for conflicts
+        self.history: list[str] = []
+        self._uid = 0
+
+    # -- construction ---------------------------------------------------------------------
+    def _player_vars(self) -> dict:
+        return {name: init(self, EMPTY_CTX, {}) for name, init in self.compiled.player_var_init.items()}
+
+    def new_card(self, name: str) -> Card:
+        self._uid += 1
+        return Card(self.kinds[name], self._uid)
+
+    def start(self, procedures: list[str]) -> None:
+        """Run these procedures in order (e.g. setup then turns) up to the first decision."""
+        for name in reversed(procedures):
+            decl, block = self.program.procedures[name]
+            self.frames.append(Frame(block, {}, EMPTY_CTX))
+        self.run()
+
+    def clone(self) -> "Round":
+        memo = {id(self.program): self.program, id(self.compiled): self.compiled, id(self.rng): copy.deepcopy(self.rng)}
+        for kind in self.kinds.values():
+            memo[id(kind)] = kind
+        return copy.deepcopy(self, memo)
+
+    # -- what the generated code reads ------------------------------------------------------
+    def all_slots(self):
+        return [(p, n) for p in self.players for n in range(1, len(p.layout) + 1)]
+
+    def held_kinds(self):
+        return [card.kind for card in self.held]
+
+    def next_player(self, player):
+        if player is None:
+            return None
+        players = self.players
+        return players[(players.index(player) + 1) % len(players)]
+
+    def changed_by_others(self, player) -> bool:
+        return any(owner is player and agent is not player for owner, agent in self.changes)
+
+    # -- the decision loop ----------------------------------------------------------------------
+    def push_block(self, block: Block, parent: Frame) -> None:
+        self.frames.append(Frame(block, parent.L, parent.C))
+
+    def push_loop(self, block: Block, parent: Frame, var: str, items: list) -> None:
+        L = dict(parent.L)
+        L[var] = items[0]
+        self.frames.append(Frame(block, L, parent.C, LOOP, [var, items, 0]))
+
+    def push_while(self, block: Block, parent: Frame, cond) -> None:
+        self.frames.append(Frame(block, parent.L, parent.C, WHILE, cond))
+
+    def call(self, name: str, args: list, C: Ctx) -> None:
+        decl, block = self.program.procedures[name]
+        self.frames.append(Frame(block, {p.name: a for p, a in zip(decl.params, args)}, C))
+
+    def call_now(self, name: str) -> None:
+        """Run a procedure to its end at once (the machinery's hooks: recycle, action_end)."""
+        depth = len(self.frames)
+        decl, block = self.program.procedures[name]
+        self.frames.append(Frame(block, {}, EMPTY_CTX))
+        while len(self.frames) > depth:
+            if self._step() is not None:
+                raise RuleRuntimeError(f"procedure '{name}' may not ask for a move (it runs in the middle of another action)")
+
+    def run(self) -> None:
+        """Run until the game waits for a move (self.pending) or the round is over (pending None)."""
+        self.pending = None
+        while self.frames:
+            ask = self._step()
+            if ask is not None:
+                if self._has_legal_move(ask):
+                    self.pending = ask
+                    return
+                # Nothing is possible: the rulebooks skip an impossible part of an action.
+
+    def _step(self):
+        frame = self.frames[-1]
+        code = frame.code
+        if frame.pc < len(code):
+            stmt = code[frame.pc]
+            frame.pc += 1
+            return stmt(self, frame)
+        if frame.kind == LOOP:
+            loop = frame.loop
+            loop[2] += 1
+            if loop[2] < len(loop[1]):
+                frame.L[loop[0]] = loop[1][loop[2]]
+                frame.pc = 0
+                return None
+        elif frame.kind == WHILE:
+            if frame.loop(self, frame.C, frame.L):
+                frame.pc = 0
+                return None
+        self.frames.pop()
+        if frame.action:
+            self._end_action()
+        return None
+
+    def _end_action(self) -> None:
+        self.call_now("action_end")
+        self.changes = []
+
+    # -- moves ---------------------------------------------------------------------------------
+    @property
+    def round_over(self) -> bool:
+        return self.pending is None and not self.frames
+
+    def context(self, move: Move, ask: Ask | None) -> Ctx:
+        base = ask.C if ask is not None else EMPTY_CTX
+        return Ctx(move.actor, base.user, base.power, move.targets, move.chosen)
+
+    def refusal(self, move: Move) -> tuple[str, object] | None:
+        """Why the move is refused (reason, deciding rule), or None when it is legal."""
+        kind = move.kind
+        ask = self.pending
+        if kind in self.program.anytime:
+            asked = True
+        elif ask is None:
+            return ("the round is over", None)
+        else:
+            asked = any((asker is None or asker is move.actor) and kind in kinds for asker, kinds in ask.clauses)
+        if not asked:
+            return (f"{move.actor.name} cannot {kind} now; the game waits for {self.describe_pending()}", None)
+        problem = self._slot_problem(move)
+        if problem:
+            return (problem, None)
+        rule = self.compiled.legal[kind](self, self.context(move, ask))
+        if self.strict:
+            self._check_conflicts(move, ask, rule)
+        if rule is None:
+            return (f"no rule decides whether {kind} is legal here (a gap in the rules)", None)
+        if not rule.allow:
+            return (f"refused by rule {rule.name} ({rule.decl.loc})", rule)
+        return None
+
+    def _check_conflicts(self, move: Move, ask, winner) -> None:
+        applicable = self.compiled.legal_all[move.kind](self, self.context(move, ask))
+        if winner is None:
+            return
+        top = [r for r in applicable if r.decl.level == winner.decl.level]
+        if len({r.allow for r in top}) > 1:
+            names = ", ".join(f"{r.name} ({r.decl.loc})" for r in top)
+            raise RuleRuntimeError(f"rules disagree on '{format_move(move)}' with no precedence between them: {names}")
+
+    def _slot_problem(self, move: Move) -> str | None:
+        for player, number in move.targets:
+            size = len(player.layout)
+            if move.kind == "place" and number == size + 1:
+                continue
+            if number > size:
+                extra = f" (a new slot would be {size + 1})" if move.kind == "place" else ""
+                return f"{player.name} has no slot {number}: slots 1 to {size}{extra}" if size \
+                    else f"{player.name} has no slots{extra}"
+        return None
+
+    def is_legal(self, move: Move) -> bool:
+        return self.refusal(move) is None
+
+    def apply(self, move: Move) -> None:
+        """Play a legal move; an illegal one raises IllegalMove and changes nothing."""
+        refused = self.refusal(move)
+        if refused is not None:
+            raise IllegalMove(*refused)
+        self.shown = []
+        self.history.append(format_move(move))
+        kind = move.kind
+        ask = self.pending
+        C = self.context(move, ask)
+        if kind in self.program.anytime and not (ask is not None and kind in ask.kinds()):
+            self._run_anytime(kind, C)
+            return
+        block = self.program.handlers.get(kind)
+        if block is not None:
+            is_action = not any(f.action for f in self.frames) and C.power is None
+            if is_action:
+                self.changes = []
+            self.frames.append(Frame(block, {}, C, action=is_action))
+        self.run()
+
+    def _run_anytime(self, kind: str, C: Ctx) -> None:
+        depth = len(self.frames)
+        self.frames.append(Frame(self.program.handlers[kind], {}, C))
+        while len(self.frames) > depth:
+            if self._step() is not None:
+                raise RuleRuntimeError(f"'on {kind} anytime' may not ask for a move")
+
+    # -- legal moves ---------------------------------------------------------------------------
+    def candidates(self, actor: Player, kind: str):
+        """Every move of this kind and actor the notation can write (legal or not)."""
+        shape, counts = SHAPES[kind]
+        if shape == "none":
+            yield Move(actor, kind)
+        elif shape == "own":
+            size = len(actor.layout) + (1 if kind == "place" else 0)
+            if kind == "peek":
+                for a in range(1, size + 1):
+                    for b in range(a + 1, size + 1):
+                        yield Move(actor, kind, ((actor, a), (actor, b)))
+            else:
+                for n in range(1, size + 1):
+                    yield Move(actor, kind, ((actor, n),))
+        elif shape == "player":
+            for player in self.players:
+                yield Move(actor, kind, (), player)
+        else:
+            slots = self.all_slots()
+            for count in counts:
+                if count == 0:
+                    yield Move(actor, kind)
+                elif count == 1:
+                    for slot in slots:
+                        yield Move(actor, kind, (slot,))
+                else:
+                    for pair in permutations(slots, 2):
+                        yield Move(actor, kind, pair)
+
+    def _asked(self, ask: Ask):
+        for asker, kinds in ask.clauses:
+            actors = self.players if asker is None else [asker]
+            for kind in sorted(kinds, key=lambda k: k not in DECLINE_KINDS):
+                for actor in actors:
+                    yield actor, kind
+
+    def legal_moves(self, kinds=None) -> list[Move]:
+        ask = self.pending
+        if ask is None:
+            return []
+        moves = []
+        for actor, kind in self._asked(ask):
+            if kinds is not None and kind not in kinds:
+                continue
+            for move in self.candidates(actor, kind):
+                if self._legal_fast(move, ask):
+                    moves.append(move)
+        return moves
+
+    def _legal_fast(self, move: Move, ask: Ask) -> bool:
+        rule = self.compiled.legal[move.kind](self, self.context(move, ask))
+        return rule is not None and rule.allow
+
+    def _has_legal_move(self, ask: Ask) -> bool:
+        for actor, kind in self._asked(ask):
+            for move in self.candidates(actor, kind):
+                if self._legal_fast(move, ask):
+                    return True
+        return False
+
+    def describe_pending(self) -> str:
+        ask = self.pending
+        if ask is None:
+            return "nothing (the round is over)"
+        parts = []
+        for asker, kinds in ask.clauses:
+            who = "anyone" if asker is None else asker.name
+            parts.append(f"{who}: {', '.join(kinds)}")
+        return "; ".join(parts)
+
+    # -- powers ------------------------------------------------------------------------------------
+    def resolve_powers(self, F: Frame):
+        fired = []
+        for role, fire in self.compiled.fire_groups:
+            result = fire(self, F.C)
+            if result is not None and result[0] is not None and result[0].power is not None and result[1] is not None:
+                fired.append(result)
+        if not fired:
+            return None
+        fired.sort(key=lambda item: item[2])
+        for before, after in zip(fired, fired[1:]):
+            if before[2] == after[2]:
+                raise RuleRuntimeError(
+                    f"powers of {before[0].name} ({before[3].name}) and {after[0].name} ({after[3].name}) fire "
+                    f"with the same rank {before[2]}: no rule decides which comes first")
+        self.sequence += 1
+        for kind, user, rank, rule in reversed(fired):
+            block = self.program.powers[kind.power]
+            C = Ctx(user, user, kind.power)
+            self.frames.append(Frame(block, {}, C, action=True))
+        return None
+
+    # -- primitives ------------------------------------------------------------------------------
+    def _agent(self, C: Ctx):
+        return C.user if C.power is not None else C.actor
+
+    def _changed(self, owner: Player, C: Ctx) -> None:
+        self.changes.append((owner, self._agent(C)))
+
+    def _mark(self, card: Card, C: Ctx) -> None:
+        if C.power is not None:
+            card.moved_turn = self.turn
+            card.moved_sequence = self.sequence
+            card.moved_by = C.user
+
+    def _forget(self, slot) -> None:
+        key = (slot[0].index, slot[1])
+        for known in self.known:
+            known.pop(key, None)
+
+    def _set_ref(self, kind: CardKind, how: str | None, C: Ctx) -> None:
+        if how is not None:
+            self.ref = Reference(kind, how, C.actor, True)
+
+    def draw_one(self) -> Card | None:
+        if not self.deck:
+            self.call_now("recycle")
+            if not self.deck:
+                return None
+        return self.deck.pop()
+
+    def draw(self, count: int, player, seen: bool, how, C: Ctx):
+        drawn = 0
+        for _ in range(count):
+            card = self.draw_one()
+            if card is None:
+                break
+            self.held.append(card)
+            drawn += 1
+        if drawn and how is not None:
+            self._set_ref(self.held[-drawn].kind, how, C)
+
+    def flip(self, how):
+        card = self.draw_one()
+        if card is not None:
+            self.discard.append(card)
+            self.ref = Reference(card.kind, how, None, True)
+
+    def _take_from_slot(self, slot, C: Ctx) -> Card:
+        card = self._slot_card(slot)
+        if card is None:
+            raise RuleRuntimeError(f"there is no card at {slot[0].name}.{slot[1]}")
+        slot[0].layout[slot[1] - 1] = None
+        self._forget(slot)
+        self._changed(slot[0], C)
+        return card
+
+    def _slot_card(self, slot):
+        if slot is None:
+            return None
+        layout = slot[0].layout
+        return layout[slot[1] - 1] if 0 < slot[1] <= len(layout) else None
+
+    def discard_held(self, how, C: Ctx):
+        if not self.held:
+            raise RuleRuntimeError("nothing is held to discard")
+        card = self.held.pop(0)
+        self.discard.append(card)
+        self.shown.append(card.kind)
+        self._set_ref(card.kind, how, C)
+
+    def discard_slot(self, slot, how, C: Ctx):
+        card = self._take_from_slot(slot, C)
+        self.discard.append(card)
+        self.shown.append(card.kind)
+        self._set_ref(card.kind, how, C)
+
+    def bury_held(self):
+        self.under.extend(self.held)
+        self.held.clear()
+
+    def bury_slot(self, slot, C: Ctx):
+        self.under.append(self._take_from_slot(slot, C))
+
+    def place(self, slot, viewer, C: Ctx):
+        if not self.held:
+            raise RuleRuntimeError("nothing is held to place")
+        player, number = slot
+        layout = player.layout
+        if number == len(layout) + 1:
+            layout.append(None)
+        elif not (0 < number <= len(layout)) or layout[number - 1] is not None:
+            raise RuleRuntimeError(f"{player.name}.{number} is not a free slot")
+        card = self.held.pop(0)
+        layout[number - 1] = card
+        self._forget(slot)
+        self._learn(slot, card, viewer)
+        self._changed(player, C)
+        self._mark(card, C)
+
+    def _learn(self, slot, card: Card, viewer) -> None:
+        key = (slot[0].index, slot[1])
+        if viewer == "everyone":
+            for known in self.known:
+                known[key] = card.kind
+        elif viewer != "nobody" and viewer is not None:
+            self.known[viewer.index][key] = card.kind
+
+    def take_top(self):
+        if not self.discard:
+            raise RuleRuntimeError("the discard is empty")
+        self.held.insert(0, self.discard.pop())
+
+    def swap(self, a, b, C: Ctx):
+        card_a, card_b = self._slot_card(a), self._slot_card(b)
+        if card_a is None or card_b is None:
+            raise RuleRuntimeError("a swap needs two cards")
+        a[0].layout[a[1] - 1], b[0].layout[b[1] - 1] = card_b, card_a
+        key_a, key_b = (a[0].index, a[1]), (b[0].index, b[1])
+        for known in self.known:
+            ka, kb = known.pop(key_a, None), known.pop(key_b, None)
+            if ka is not None:
+                known[key_b] = ka
+            if kb is not None:
+                known[key_a] = kb
+        self._changed(a[0], C)
+        self._changed(b[0], C)
+        self._mark(card_a, C)
+        self._mark(card_b, C)
+
+    def move(self, source, dest, C: Ctx):
+        card = self._slot_card(source)
+        if card is None:
+            raise RuleRuntimeError("nothing to move")
+        if self._slot_card(dest) is not None:
+            raise RuleRuntimeError(f"{dest[0].name}.{dest[1]} is not free")
+        if dest[1] == len(dest[0].layout) + 1:
+            dest[0].layout.append(None)
+        source[0].layout[source[1] - 1] = None
+        dest[0].layout[dest[1] - 1] = card
+        key_s, key_d = (source[0].index, source[1]), (dest[0].index, dest[1])
+        for known in self.known:
+            kind = known.pop(key_s, None)
+            known.pop(key_d, None)
+            if kind is not None:
+                known[key_d] = kind
+        self._changed(source[0], C)
+        self._changed(dest[0], C)
+        self._mark(card, C)
+
+    def reveal(self, slot, viewer, how, C: Ctx):
+        card = self._slot_card(slot)
+        if card is None:
+            return
+        self._learn(slot, card, viewer)
+        if viewer == "everyone":
+            self.shown.append(card.kind)
+        self._set_ref(card.kind, how, C)
+
+    def close_reference(self):
+        ref = self.ref
+        if ref.open:
+            self.ref = Reference(ref.card, ref.how, ref.by, False)
+
+    def shuffle_into_deck(self):
+        gathered = self.discard[:-1] + self.under
+        self.discard = self.discard[-1:]
+        self.under = []
+        if self.reshuffles:
+            order = self.reshuffles.pop(0)
+            self.deck = _arrange(gathered, order)
+        else:
+            self.rng.shuffle(gathered)
+            self.deck = gathered
+
+    def deal(self, count: int):
+        for _ in range(count):
+            for player in self.players:
+                card = self.draw_one()
+                if card is not None:
+                    player.layout.append(card)
+
+
+def _arrange(cards: list[Card], order: list[str]) -> list[Card]:
+    """The gathered cards in a scripted order (top first); it must be a permutation of them."""
+    pool: dict[str, list[Card]] = {}
+    for card in cards:
+        pool.setdefault(card.kind.name, []).append(card)
+    gathered = sorted(card.kind.name for card in cards)
+    if sorted(order) != gathered:
+        raise RuleRuntimeError(f"the scripted reshuffle {order} is not a permutation of the gathered cards "
+                               f"{gathered}")
+    arranged = [pool[name].pop() for name in order]
+    arranged.reverse()  # top last
+    return arranged

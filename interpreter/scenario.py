@@ -1,0 +1,445 @@
+"""Scenario files (the contract): read, check, run, compare.
+
+A scenario sets a table, plays scripted steps under each variant it names and
+states what must hold. A file that cannot be read or is not a valid scenario
+raises ScenarioError (file, key, line); a scenario that runs but does not
+hold gives a failed Result with the step, what was expected and what happened.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baobei.dsl.errors import BaobeiError, Loc, MoveError, RuleRuntimeError, ScenarioError
+from baobei.dsl.loader import Config
+from baobei.dsl.yamlfile import YamlDoc, read_yaml
+
+from .engine import IllegalMove, Round
+from .moves import Move, format_move, parse_move
+from .rules import Rules, load_rules
+from .table import EMPTY, round_from_table
+
+TABLE_KEYS = {"players", "layouts", "deck", "discard", "under_discard", "active", "totals", "bao", "shield",
+              "recycles", "seed", "reshuffle"}
+TOP_KEYS = TABLE_KEYS | {"title", "variants", "steps", "expect"}
+STEP_KEYS = {"expect", "then", "variants"}
+CHECK_KEYS = {"layouts", "discard_top", "discard", "deck", "deck_size", "active", "shown", "known", "unknown",
+              "bao", "shield", "recycles", "final_phase", "round_over", "scores", "totals", "next_first",
+              "game_over", "winner", "tiebreak"}
+
+
+@dataclass
+class Step:
+    index: int
+    actor: str
+    move: str
+    illegal: bool
+    then: dict | None
+    variants: list[str] | None
+    loc: Loc
+
+
+@dataclass
+class Scenario:
+    path: str
+    title: str
+    variants: list[str]
+    table: dict
+    steps: list[Step]
+    expect: dict | None
+    doc: YamlDoc
+
+
+@dataclass
+class Result:
+    scenario: Scenario
+    variant: str
+    passed: bool
+    message: str = ""
+    step: int | None = None
+    round: Round | None = field(default=None, repr=False)
+
+
+# ---- reading -----------------------------------------------------------------------------
+
+def scenario_files(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ScenarioError("no such file or folder", Loc(str(path)))
+    return files
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    doc = read_yaml(path, ScenarioError)
+    data = doc.data
+    where = str(path)
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario is a mapping (title, variants, players, layouts, ..., steps, expect)",
+                            Loc(where, 1, 1))
+    for key in data:
+        if key not in TOP_KEYS:
+            raise ScenarioError(f"unknown key '{key}'", doc.loc(key), notes=(_keys(TOP_KEYS),))
+    for key in ("variants", "players", "active"):
+        if key not in data:
+            raise ScenarioError(f"missing key '{key}'", Loc(where, 1, 1))
+    variants = _names(data["variants"], doc, "variants", "variant")
+    if not variants:
+        raise ScenarioError("'variants' names at least one variant, e.g. [fr, de]", doc.loc("variants"))
+    players = _names(data["players"], doc, "players", "player name")
+    if not 2 <= len(players) <= 6 or len(set(players)) != len(players):
+        raise ScenarioError("'players' lists 2 to 6 different names", doc.loc("players"))
+    _check_table(data, doc, players)
+    steps = _steps(data.get("steps") or [], doc, players)
+    expect = data.get("expect")
+    if expect is not None:
+        _check_checks(expect, doc, ("expect",), players)
+    title = data.get("title", Path(where).stem)
+    return Scenario(where, str(title), variants, {k: data[k] for k in TABLE_KEYS if k in data}, steps, expect, doc)
+
+
+def _keys(keys) -> str:
+    return "allowed keys: " + ", ".join(sorted(keys))
+
+
+def _names(value, doc: YamlDoc, key: str, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ScenarioError(f"'{key}' is a list of {what}s", doc.loc(key))
+    return list(value)
+
+
+def _card_list(value, doc, *path) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ScenarioError(f"'{'.'.join(map(str, path))}' is a list of card ids", doc.loc(*path))
+
+
+def _check_table(data: dict, doc: YamlDoc, players: list[str]) -> None:
+    if data["active"] not in players:
+        raise ScenarioError(f"'active' is '{data['active']}', not one of the players", doc.loc("active"))
+    layouts = data.get("layouts") or {}
+    if not isinstance(layouts, dict):
+        raise ScenarioError("'layouts' maps each player to a list of cards", doc.loc("layouts"))
+    for name, layout in layouts.items():
+        if name not in players:
+            raise ScenarioError(f"'layouts' names '{name}', who is not a player", doc.loc("layouts", name))
+        _card_list(layout, doc, "layouts", name)
+    for key in ("deck", "discard", "under_discard"):
+        _card_list(data.get(key), doc, key)
+    if "totals" in data and data["totals"] is not None:
+        _int_map(data["totals"], doc, ("totals",), players)
+    bao = data.get("bao")
+    if bao is not None and bao not in players:
+        raise ScenarioError(f"'bao' is '{bao}', not one of the players", doc.loc("bao"))
+    if "shield" in data and not isinstance(data["shield"], bool):
+        raise ScenarioError("'shield' is true or false", doc.loc("shield"))
+    for key in ("recycles", "seed"):
+        if key in data and data[key] is not None and (not isinstance(data[key], int) or isinstance(data[key], bool)
+                                                      or data[key] < 0):
+            raise ScenarioError(f"'{key}' is a number of 0 or more", doc.loc(key))
+    reshuffle = data.get("reshuffle")
+    if reshuffle is not None:
+        if not isinstance(reshuffle, list):
+            raise ScenarioError("'reshuffle' is a list with one draw pile (top first) per recycle",
+                                doc.loc("reshuffle"))
+        for index, order in enumerate(reshuffle):
+            _card_list(order, doc, "reshuffle", index)
+
+
+def _int_map(value, doc, path, players) -> None:
+    if not isinstance(value, dict):
+        raise ScenarioError(f"'{'.'.join(path)}' maps players to numbers", doc.loc(*path))
+    for name, number in value.items():
+        if name not in players:
+            raise ScenarioError(f"'{'.'.join(path)}' names '{name}', who is not a player", doc.loc(*path, name))
+        if not isinstance(number, int) or isinstance(number, bool):
+            raise ScenarioError(f"'{'.'.join(path)}.{name}' is a number", doc.loc(*path, name))
+
+
+def _steps(value, doc: YamlDoc, players: list[str]) -> list[Step]:
+    if not isinstance(value, list):
+        raise ScenarioError("'steps' is a list of moves like '- Ana: draw'", doc.loc("steps"))
+    steps = []
+    for index, item in enumerate(value):
+        loc = doc.loc("steps", index)
+        if not isinstance(item, dict):
+            raise ScenarioError("a step is a mapping 'PLAYER: MOVE' (with optional expect, then)", loc)
+        movers = [k for k in item if k not in STEP_KEYS]
+        if len(movers) != 1:
+            raise ScenarioError("a step names exactly one player and a move, e.g. '- Ana: draw'", loc,
+                                notes=("step keys besides the player: expect, then, variants",))
+        actor = movers[0]
+        if not isinstance(actor, str):
+            raise ScenarioError(f"'{actor}' is not a player name", loc)
+        move = item[actor]
+        if not isinstance(move, str):
+            raise ScenarioError(f"the move of '{actor}' should be text like 'pluck Ben.2'", loc)
+        expect = item.get("expect")
+        if expect not in (None, "illegal"):
+            raise ScenarioError("a step's 'expect' can only be 'illegal'", doc.loc("steps", index, "expect"))
+        then = item.get("then")
+        if then is not None:
+            _check_checks(then, doc, ("steps", index, "then"), players)
+        variants = item.get("variants")
+        if variants is not None:
+            if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
+                raise ScenarioError("a step's 'variants' is a list of variants", doc.loc("steps", index, "variants"))
+        steps.append(Step(index + 1, actor, move, expect == "illegal", then, variants, loc))
+    return steps
+
+
+def _check_checks(checks, doc: YamlDoc, path: tuple, players: list[str]) -> None:
+    if not isinstance(checks, dict):
+        raise ScenarioError(f"'{'.'.join(map(str, path))}' is a mapping of checks", doc.loc(*path))
+    for key, value in checks.items():
+        here = path + (key,)
+        if key not in CHECK_KEYS:
+            raise ScenarioError(f"unknown check '{key}'", doc.loc(*here), notes=(_keys(CHECK_KEYS),))
+        if key in ("layouts", "known", "unknown", "scores", "totals") and not isinstance(value, dict):
+            raise ScenarioError(f"'{key}' maps players to values", doc.loc(*here))
+        if key in ("layouts", "known", "unknown", "scores", "totals"):
+            for name in value:
+                if name not in players:
+                    raise ScenarioError(f"'{key}' names '{name}', who is not a player", doc.loc(*here, name))
+        if key in ("scores", "totals"):
+            _int_map(value, doc, here, players)
+        if key in ("shield", "final_phase", "round_over", "game_over") and not isinstance(value, bool):
+            raise ScenarioError(f"'{key}' is true or false", doc.loc(*here))
+        if key in ("recycles", "deck_size") and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ScenarioError(f"'{key}' is a number", doc.loc(*here))
+        if key in ("discard", "deck", "shown", "tiebreak") and not (isinstance(value, list) and
+                                                                 all(isinstance(v, str) for v in value)):
+            raise ScenarioError(f"'{key}' is a list", doc.loc(*here))
+        if key in ("active", "next_first") and value not in players:
+            raise ScenarioError(f"'{key}' is '{value}', not one of the players", doc.loc(*here))
+        if key in ("bao", "winner") and value is not None and value not in players:
+            raise ScenarioError(f"'{key}' is '{value}', not one of the players", doc.loc(*here))
+
+
+# ---- running ---------------------------------------------------------------------------------
+
+def run_file(path: Path, config: Config) -> list[Result]:
+    scenario = load_scenario(path)
+    results = []
+    for index, variant in enumerate(scenario.variants):
+        try:
+            rules = load_rules(config, variant)
+        except BaobeiError as error:
+            if error.code == "E310":  # no such layer
+                raise ScenarioError(f"unknown variant '{variant}': {error.message}",
+                                    scenario.doc.loc("variants", index)) from None
+            raise
+        results.append(run_scenario(scenario, rules))
+    return results
+
+
+def _validate_cards(scenario: Scenario, rules: Rules) -> None:
+    doc, known = scenario.doc, rules.spec.cards
+    table = scenario.table
+
+    def check(name, *path):
+        if name != EMPTY and name not in known:
+            raise ScenarioError(f"unknown card '{name}' (variant {rules.variant})", doc.loc(*path))
+    for player, layout in (table.get("layouts") or {}).items():
+        for i, name in enumerate(layout or []):
+            check(name, "layouts", player, i)
+    for key in ("deck", "discard", "under_discard"):
+        for i, name in enumerate(table.get(key) or []):
+            if name == EMPTY:
+                raise ScenarioError(f"'{key}' holds cards, not empty slots", doc.loc(key, i))
+            check(name, key, i)
+    for r, order in enumerate(table.get("reshuffle") or []):
+        for i, name in enumerate(order or []):
+            check(name, "reshuffle", r, i)
+
+
+def run_scenario(scenario: Scenario, rules: Rules) -> Result:
+    _validate_cards(scenario, rules)
+    rnd = round_from_table(rules, scenario.table, start=False)
+    rnd.strict = True
+    try:
+        rnd.start(["turns"])
+    except RuleRuntimeError as error:
+        return Result(scenario, rules.variant, False, f"before the first step: {error.message}", None, rnd)
+    for step in scenario.steps:
+        if step.variants is not None and rules.variant not in step.variants:
+            continue
+        label = f"step {step.index} ({step.actor}: {step.move})"
+        try:
+            failure = _play_step(rnd, step)
+            if failure is None and step.then:
+                failure = compare(rnd, step.then, rules)
+        except RuleRuntimeError as error:
+            failure = f"the rules cannot go on: {error.message}"
+        except ScenarioError:
+            raise
+        if failure:
+            return Result(scenario, rules.variant, False, f"{label}: {failure}", step.index, rnd)
+    if scenario.expect:
+        failure = compare(rnd, scenario.expect, rules)
+        if failure:
+            return Result(scenario, rules.variant, False, f"after the last step: {failure}", None, rnd)
+    return Result(scenario, rules.variant, True, "", None, rnd)
+
+
+def _play_step(rnd: Round, step: Step) -> str | None:
+    try:
+        move = parse_move(step.actor, step.move, rnd.by_name)
+    except MoveError as error:
+        return None if step.illegal else f"refused: {error.message}"
+    if step.illegal:
+        probe = rnd.clone()
+        move_in_probe = _same_move(probe, move)
+        try:
+            _decline_until_asked(probe, move_in_probe)
+            probe.apply(move_in_probe)
+        except IllegalMove:
+            return None
+        return "expected the move to be refused, but it was accepted"
+    try:
+        _decline_until_asked(rnd, move)
+        rnd.apply(move)
+    except IllegalMove as refusal:
+        return f"refused: {refusal.reason}"
+    except RuleRuntimeError as error:
+        if "reshuffle" in error.message:
+            raise ScenarioError(error.message, step.loc) from None
+        raise
+    return None
+
+
+def _same_move(rnd: Round, move: Move) -> Move:
+    by_name = rnd.by_name
+    return Move(by_name[move.actor.name], move.kind,
+                tuple((by_name[p.name], n) for p, n in move.targets),
+                by_name[move.chosen.name] if move.chosen is not None else None)
+
+
+def _decline_until_asked(rnd: Round, move: Move) -> None:
+    """A step that is not asked closes what only waits for a decline (pass, skip, leave)."""
+    from baobei.dsl.schema import DECLINE_KINDS
+    for _ in range(50):
+        ask = rnd.pending
+        if ask is None or move.kind in rnd.program.anytime:
+            return
+        if any((asker is None or asker is move.actor) and move.kind in kinds for asker, kinds in ask.clauses):
+            return
+        declined = False
+        for asker, kinds in ask.clauses:
+            for kind in kinds:
+                if kind in DECLINE_KINDS:
+                    actor = asker if asker is not None else move.actor
+                    decline = Move(actor, kind)
+                    if rnd.is_legal(decline):
+                        rnd.apply(decline)
+                        declined = True
+                        break
+            if declined:
+                break
+        if not declined:
+            return
+
+
+# ---- checks --------------------------------------------------------------------------------
+
+def _slot_name(text: str, rnd: Round):
+    if not isinstance(text, str) or "." not in text:
+        return None
+    name, _, number = text.rpartition(".")
+    player = rnd.by_name.get(name)
+    if player is None or not number.isdigit():
+        return None
+    return (player.index, int(number))
+
+
+def observed(rnd: Round, key: str, rules: Rules):
+    """The value of one check key in the round as it is now."""
+    names = lambda cards: [c.kind.name for c in cards]  # noqa: E731
+    if key == "discard_top":
+        return rnd.discard[-1].kind.name if rnd.discard else None
+    if key == "discard":
+        return names(rnd.discard)
+    if key == "deck":
+        return names(reversed(rnd.deck))
+    if key == "deck_size":
+        return len(rnd.deck)
+    if key == "active":
+        return rnd.active.name
+    if key == "shown":
+        return [k.name for k in rnd.shown]
+    if key == "bao":
+        return rnd.vars["bao"].name if rnd.vars["bao"] is not None else None
+    if key in ("shield", "recycles", "final_phase", "round_over"):
+        return rnd.vars[key]
+    C = rnd.context(Move(rnd.active, "end"), None)
+    ns = rnd.compiled.ns
+    if key == "next_first":
+        player = ns["X_next_first"](rnd, C)
+        return player.name if player is not None else None
+    if key == "game_over":
+        return bool(ns["D_game_over"](rnd, C))
+    if key == "winner":
+        player = ns["D_winner"](rnd, C)
+        return player.name if player is not None else None
+    if key == "tiebreak":
+        return [p.name for p in rnd.order if ns["D_in_tiebreak"](rnd, C, p)]
+    raise KeyError(key)
+
+
+def compare(rnd: Round, checks: dict, rules: Rules) -> str | None:
+    problems = []
+    for key, wanted in checks.items():
+        if key == "layouts":
+            for name, layout in wanted.items():
+                got = [EMPTY if c is None else c.kind.name for c in rnd.by_name[name].layout]
+                if [str(x) for x in (layout or [])] != got:
+                    problems.append(f"layouts.{name}: expected {_show(layout)}, got {_show(got)}")
+        elif key in ("scores", "totals"):
+            var = "score" if key == "scores" else "total"
+            for name, number in wanted.items():
+                got = rnd.by_name[name].vars[var]
+                if got != number:
+                    problems.append(f"{key}.{name}: expected {number}, got {got}")
+        elif key in ("known", "unknown"):
+            problems += _knowledge(rnd, key, wanted)
+        else:
+            got = observed(rnd, key, rules)
+            if key == "tiebreak":
+                same = sorted(got) == sorted(wanted)
+            else:
+                same = got == wanted
+            if not same:
+                problems.append(f"{key}: expected {_show(wanted)}, got {_show(got)}")
+    return "; ".join(problems) if problems else None
+
+
+def _knowledge(rnd: Round, key: str, wanted: dict) -> list[str]:
+    problems = []
+    for name, entries in wanted.items():
+        known = rnd.known[rnd.by_name[name].index]
+        items = entries.items() if key == "known" and isinstance(entries, dict) else \
+            ((entry, None) for entry in (entries or []))
+        for slot_text, card in items:
+            slot = _slot_name(slot_text, rnd)
+            if slot is None:
+                problems.append(f"{key}.{name}: '{slot_text}' is not a slot like Ben.2")
+                continue
+            got = known.get(slot)
+            if key == "known" and (got is None or got.name != card):
+                problems.append(f"known.{name}.{slot_text}: expected {name} to know {card}, "
+                                f"{'knows ' + got.name if got else 'knows nothing there'}")
+            if key == "unknown" and got is not None:
+                problems.append(f"unknown.{name}: {name} knows {slot_text} ({got.name})")
+    return problems
+
+
+def _show(value) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
