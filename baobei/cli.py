@@ -39,6 +39,25 @@ def cmd_scenario(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_simulate(args) -> int:
+    import json
+    from baobei.interpreter.rules import load_rules
+    from baobei.interpreter.simulate import simulate
+    config = _config(args)
+    rules = load_rules(config, args.variant)
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if not args.json:
+        print(f"seed {seed}")
+    stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
+                     progress=not args.json and sys.stderr.isatty() or args.progress)
+    if args.json:
+        print(json.dumps(stats.as_json(), sort_keys=True))
+    else:
+        print("\n".join(stats.lines()))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description="Rules-as-code for the card game BAO BEI.")
     verbs = parser.add_subparsers(dest="verb", metavar="COMMAND")
@@ -49,6 +68,19 @@ def build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
     _common(scenario)
     scenario.set_defaults(run=cmd_scenario)
+
+    sim = verbs.add_parser("simulate", help="play seeded games with agents and report figures")
+    sim.add_argument("--variant", help="the variant (default: the config's layers)")
+    sim.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N", help="2 to 6 (default 4)")
+    sim.add_argument("--games", type=int, default=100, metavar="G", help="how many games (default 100)")
+    sim.add_argument("--seed", type=int, metavar="S", help="the seed (printed; default: from the clock)")
+    sim.add_argument("--agents", default="random", metavar="A,B,...",
+                     help="agents per seat, repeated around the table (default: random)")
+    sim.add_argument("--check", action="store_true", help="check the invariants after every move")
+    sim.add_argument("--json", action="store_true", help="print one JSON object")
+    sim.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    _common(sim)
+    sim.set_defaults(run=cmd_simulate)
     return parser
 
 

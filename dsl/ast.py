@@ -345,7 +345,7 @@ class DecisionDecl(Decl):
 @dataclass(eq=False)
 class Verdict:
     allow: bool
-    move: str
+    moves: list[str]          # the move kinds this rule decides
     loc: Loc
 
 

@@ -27,7 +27,7 @@ class Spec:
 
     # -- the decisions, grouped ------------------------------------------------------
     def legality_rules(self, kind: str) -> list[ast.RuleDecl]:
-        return [r for r in self.rules.values() if isinstance(r.body, ast.Verdict) and r.body.move == kind]
+        return [r for r in self.rules.values() if isinstance(r.body, ast.Verdict) and kind in r.body.moves]
 
     def fire_rules(self) -> list[ast.RuleDecl]:
         return [r for r in self.rules.values() if isinstance(r.body, ast.Fire)]
@@ -39,9 +39,9 @@ class Spec:
         """Every decision the rules make: ("legal", kind), ("fire", role text), ("value", name)."""
         keys: list[tuple[str, str]] = []
         for rule in self.rules.values():
-            key = rule_key(rule)
-            if key not in keys and key[0] != "fire-default":
-                keys.append(key)
+            for key in rule_keys(rule):
+                if key not in keys and key[0] != "fire-default":
+                    keys.append(key)
         for name in self.decisions:
             if ("value", name) not in keys:
                 keys.append(("value", name))
@@ -52,10 +52,18 @@ class Spec:
         return self.enums["how"].values
 
 
+def rule_keys(rule: ast.RuleDecl) -> list[tuple[str, str]]:
+    """The decisions a rule takes part in."""
+    body = rule.body
+    if isinstance(body, ast.Verdict):
+        return [("legal", move) for move in body.moves]
+    return [rule_key(rule)]
+
+
 def rule_key(rule: ast.RuleDecl) -> tuple[str, str]:
     body = rule.body
     if isinstance(body, ast.Verdict):
-        return ("legal", body.move)
+        return ("legal", body.moves[0])
     if isinstance(body, ast.Fire):
         if isinstance(body.role, ast.NoneLit):
             return ("fire-default", "")

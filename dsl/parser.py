@@ -24,8 +24,9 @@ _READABLE = {
 
 @functools.lru_cache(maxsize=1)
 def _lark() -> Lark:
+    # cache=True keeps the built LALR tables in the temp folder: building them takes a second.
     return Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True,
-                maybe_placeholders=False)
+                maybe_placeholders=False, cache=True)
 
 
 def _readable(terminal: str) -> str:
@@ -246,9 +247,11 @@ class _Builder(Transformer):
         return {"default": 0, "rule": 1, "exception": 2}[str(children[0])]
 
     def verdict_body(self, meta, children):
-        verdict, move = children[0], children[1]
-        when = children[2] if len(children) > 2 else None
-        return ast.Verdict(str(verdict) == "allow", str(move), self.L(meta)), when
+        verdict = children[0]
+        moves = [str(c) for c in children[1:] if isinstance(c, Token)]
+        rest = [c for c in children[1:] if not isinstance(c, Token)]
+        when = rest[0] if rest else None
+        return ast.Verdict(str(verdict) == "allow", moves, self.L(meta)), when
 
     def verdict(self, meta, children):
         return children[0]

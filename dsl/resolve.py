@@ -173,9 +173,10 @@ class _Resolver:
         body = rule.body
         scope = _Scope()
         if isinstance(body, ast.Verdict):
-            if body.move not in schema.MOVE_KINDS:
-                raise SpecNameError(f"rule '{rule.name}' is about an unknown move '{body.move}'", body.loc,
-                                    notes=(_suggest(body.move, schema.MOVE_KINDS),))
+            for move in body.moves:
+                if move not in schema.MOVE_KINDS:
+                    raise SpecNameError(f"rule '{rule.name}' is about an unknown move '{move}'", body.loc,
+                                        notes=(_suggest(move, schema.MOVE_KINDS),))
         elif isinstance(body, ast.Fire):
             if isinstance(body.role, ast.NoneLit):
                 if rule.level != 0:

@@ -93,6 +93,7 @@ class Round:
         self.frames: list[Frame] = []
         self.pending: Ask | None = None
         self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
+        self.change_log: list[tuple] = []                # every change: (owner, agent, owner shielded then)
         self.shown: list[CardKind] = []                  # revealed to everyone by the last move
         self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios)
         self.strict = False                               # check every rule for conflicts
@@ -229,6 +230,8 @@ class Round:
         if rule is None:
             return (f"no rule decides whether {kind} is legal here (a gap in the rules)", None)
         if not rule.allow:
+            if rule.decl.level == 0:
+                return (f"no rule allows it here (default {rule.name}, {rule.decl.loc})", rule)
             return (f"refused by rule {rule.name} ({rule.decl.loc})", rule)
         return None
 
@@ -333,6 +336,23 @@ class Round:
                     moves.append(move)
         return moves
 
+    def legal_moves_of(self, actor: Player, kinds=None) -> list[Move]:
+        """The legal moves of one player at the pending decision."""
+        ask = self.pending
+        if ask is None:
+            return []
+        moves = []
+        for asker, asked in ask.clauses:
+            if asker is not None and asker is not actor:
+                continue
+            for kind in asked:
+                if kinds is not None and kind not in kinds:
+                    continue
+                for move in self.candidates(actor, kind):
+                    if self._legal_fast(move, ask):
+                        moves.append(move)
+        return moves
+
     def _legal_fast(self, move: Move, ask: Ask) -> bool:
         rule = self.compiled.legal[move.kind](self, self.context(move, ask))
         return rule is not None and rule.allow
@@ -381,7 +401,10 @@ class Round:
         return C.user if C.power is not None else C.actor
 
     def _changed(self, owner: Player, C: Ctx) -> None:
-        self.changes.append((owner, self._agent(C)))
+        agent = self._agent(C)
+        self.changes.append((owner, agent))
+        shielded = bool(self.vars.get("shield")) and self.vars.get("bao") is owner
+        self.change_log.append((owner, agent, shielded))
 
     def _mark(self, card: Card, C: Ctx) -> None:
         if C.power is not None:

@@ -1,0 +1,146 @@
+"""Whole games: rounds one after another until the spec says the game is over.
+
+The machinery deals, runs each round's decisions through the players' agents,
+and carries the game variables (totals) from round to round. Who starts the
+next round, when the game ends, who wins and who plays a tie-break round are
+the spec's decisions (next_first, game_over, winner, in_tiebreak).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from baobei.dsl.errors import RuleRuntimeError
+from baobei.dsl.schema import DECLINE_KINDS
+
+from .engine import Ctx, Round
+from .moves import Move
+from .rules import Rules
+from .state import Rng
+
+MAX_ROUNDS = 10_000
+MAX_MOVES_PER_ROUND = 20_000
+
+
+@dataclass
+class RoundRecord:
+    players: list[str]
+    first: str
+    tiebreak: bool
+    moves: int
+    turns: int
+    bao: str | None
+    bao_success: bool | None
+    final_phase: bool
+    scores: dict[str, int]
+
+
+@dataclass
+class GameRecord:
+    seed: int
+    rounds: list[RoundRecord] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
+    winner: str | None = None
+
+
+def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int, totals: dict[str, int],
+              tiebreak: bool = False) -> Round:
+    """A round dealt from a shuffled full deck, waiting for its first decision (the peeks)."""
+    edition = rules.edition
+    count = len(names)
+    rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
+                tiebreak=tiebreak, first=first, totals=totals)
+    rnd.deck = [rnd.new_card(name) for name in edition.cards()]
+    rng.shuffle(rnd.deck)
+    rnd.start(["setup", "turns"])
+    return rnd
+
+
+def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
+    """The next move: the asked player's agent decides; in a pluck window, players in
+    clockwise order from the active player may act, the first who does gets it."""
+    ask = rnd.pending
+    actors = _actors_in_order(rnd, ask)
+    if len(actors) == 1:
+        actor = actors[0]
+        return agents[actor.name].choose(rnd, actor, may_decline=False)
+    for actor in actors:
+        move = agents[actor.name].choose(rnd, actor, may_decline=True)
+        if move is not None:
+            return move
+    for actor in actors:  # nobody acts: the window is declined
+        for move in rnd.legal_moves_of(actor, DECLINE_KINDS):
+            return move
+    raise RuleRuntimeError(f"no player can move at {ask.label}")
+
+
+def _actors_in_order(rnd: Round, ask) -> list:
+    players = rnd.players
+    start = (players.index(rnd.active) + 1) % len(players) if rnd.active in players else 0
+    clockwise = players[start:] + players[:start]
+    if any(asker is None for asker, _ in ask.clauses):
+        return clockwise
+    askers = {asker for asker, _ in ask.clauses}
+    return [p for p in clockwise if p in askers]
+
+
+def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None) -> int:
+    moves = 0
+    while rnd.pending is not None:
+        move = decide(rnd, agents, rng)
+        rnd.apply(move)
+        moves += 1
+        if on_move is not None:
+            on_move(rnd, move)
+        if moves > MAX_MOVES_PER_ROUND:
+            raise RuleRuntimeError(f"a round went on for {MAX_MOVES_PER_ROUND} moves without ending")
+    return moves
+
+
+def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str], *, on_move=None,
+              on_round=None) -> GameRecord:
+    from .agents import make_agent
+    rng = Rng(seed)
+    names = [f"P{i + 1}" for i in range(player_count)]
+    agents = {name: make_agent(agent_names[i % len(agent_names)], name, rng) for i, name in enumerate(names)}
+    record = GameRecord(seed)
+    totals = {name: 0 for name in names}
+    playing = list(names)
+    first = rng.randrange(len(playing))
+    tiebreak = False
+    for _ in range(MAX_ROUNDS):
+        rnd = new_round(rules, playing, rng, first=first, totals=totals, tiebreak=tiebreak)
+        for agent in agents.values():
+            agent.new_round(rnd)
+        moves = play_round(rnd, agents, rng, on_move)
+        for player in rnd.players:
+            totals[player.name] = player.vars["total"]
+        record.rounds.append(_round_record(rnd, moves))
+        if on_round is not None:
+            on_round(rnd, record)
+        ns, C = rnd.compiled.ns, Ctx()
+        if ns["D_game_over"](rnd, C):
+            winner = ns["D_winner"](rnd, C)
+            if winner is not None:
+                record.winner = winner.name
+                break
+            playing = [p.name for p in rnd.players if ns["D_in_tiebreak"](rnd, C, p)]
+            tiebreak = True
+            first = rng.randrange(len(playing))
+        else:
+            first_player = ns["X_next_first"](rnd, C)
+            first = playing.index(first_player.name)
+    else:
+        raise RuleRuntimeError(f"the game did not end after {MAX_ROUNDS} rounds")
+    record.totals = dict(totals)
+    return record
+
+
+def _round_record(rnd: Round, moves: int) -> RoundRecord:
+    bao = rnd.vars["bao"]
+    success = None
+    if bao is not None:
+        success = bool(rnd.compiled.ns["D_bao_succeeds"](rnd, Ctx()))
+    return RoundRecord(players=[p.name for p in rnd.players], first=rnd.first.name, tiebreak=rnd.tiebreak,
+                       moves=moves, turns=rnd.turn, bao=bao.name if bao else None, bao_success=success,
+                       final_phase=bool(rnd.vars["final_phase"]),
+                       scores={p.name: p.vars["score"] for p in rnd.players})

@@ -1,0 +1,92 @@
+"""Properties that must hold after every move of any game (checked in random play).
+
+These check the machinery and the spec together: card conservation, one place
+per card, the shield against opponents, knowledge that is true, the spec's own
+`invariant` declarations, and that a turn-start state survives being written
+out as a scenario table and read back.
+"""
+from __future__ import annotations
+
+from baobei.dsl.errors import RuleRuntimeError
+
+from .engine import Ctx, Round
+from .moves import Move
+from .table import round_from_table, same_table, table_from_round
+
+
+class InvariantBroken(RuleRuntimeError):
+    code = "E510"
+
+
+class Watch:
+    """Checks one round move by move."""
+
+    def __init__(self, rnd: Round, rules, deck_size: int):
+        self.rules = rules
+        self.deck_size = deck_size
+        self.invariants = [(decl, rnd.compiled.lambda_(decl.expr)) for decl in rules.spec.invariants.values()]
+        self._turn_start = None
+        self._seen_changes = 0
+
+    def after(self, rnd: Round, move: Move) -> None:
+        where = f"after '{move}'"
+        self.cards(rnd, where)
+        self.shield(rnd, where)
+        self.knowledge(rnd, where)
+        self.spec_invariants(rnd, where)
+
+    def cards(self, rnd: Round, where: str) -> None:
+        cards = list(rnd.deck) + list(rnd.discard) + list(rnd.under) + list(rnd.held)
+        for player in rnd.players:
+            cards += [c for c in player.layout if c is not None]
+        if len(cards) != self.deck_size:
+            raise InvariantBroken(f"{where}: {len(cards)} cards on the table, not {self.deck_size}")
+        if len({id(c) for c in cards}) != len(cards):
+            raise InvariantBroken(f"{where}: a card is in two places")
+
+    def shield(self, rnd: Round, where: str) -> None:
+        for owner, agent, shielded in rnd.change_log[self._seen_changes:]:
+            if shielded and agent is not owner:
+                raise InvariantBroken(f"{where}: {agent.name} changed {owner.name}'s shielded layout")
+        self._seen_changes = len(rnd.change_log)
+
+    def knowledge(self, rnd: Round, where: str) -> None:
+        for player, known in zip(rnd.players, rnd.known):
+            for (owner, number), kind in known.items():
+                layout = rnd.players[owner].layout
+                card = layout[number - 1] if 0 < number <= len(layout) else None
+                if card is None or card.kind is not kind:
+                    raise InvariantBroken(f"{where}: {player.name} believes {rnd.players[owner].name}.{number} "
+                                          f"is {kind.name}, but it is {card.kind.name if card else 'empty'}")
+
+    def spec_invariants(self, rnd: Round, where: str) -> None:
+        C = Ctx()
+        for decl, holds in self.invariants:
+            if not holds(rnd, C, {}):
+                raise InvariantBroken(f"{where}: invariant {decl.name} ({decl.loc}) does not hold")
+
+    def round_trip(self, rnd: Round, where: str) -> bool:
+        """At the start of a turn: write the table out, read it back, compare. True if checked."""
+        if self._turn_start is None:
+            fresh = round_from_table(self.rules, table_from_round(rnd))
+            self._turn_start = _signature(fresh)
+        if rnd.pending is None or _signature(rnd) != self._turn_start or rnd.held:
+            return False
+        table = table_from_round(rnd)
+        again = round_from_table(self.rules, table)
+        if not same_table(table, table_from_round(again)):
+            raise InvariantBroken(f"{where}: the state written as a scenario table reads back differently")
+        if _clauses(again) != _clauses(rnd):
+            raise InvariantBroken(f"{where}: the state read back from its table waits for "
+                                  f"{again.describe_pending()}, not {rnd.describe_pending()}")
+        return True
+
+
+def _signature(rnd: Round) -> tuple:
+    return tuple((id(f.code), f.pc, f.kind) for f in rnd.frames)
+
+
+def _clauses(rnd: Round):
+    if rnd.pending is None:
+        return None
+    return [(a.name if a is not None else None, tuple(k)) for a, k in rnd.pending.clauses]

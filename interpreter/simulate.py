@@ -1,0 +1,137 @@
+"""Simulation: many seeded games, figures a rules author can read, optional
+invariant checks after every move. The same seed gives the same games."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+
+from .game import GameRecord, play_game
+from .invariants import Watch
+from .rules import Rules
+
+
+@dataclass
+class Stats:
+    variant: str
+    players: int
+    seed: int
+    agents: list[str]
+    games: int = 0
+    rounds: int = 0
+    turns: int = 0
+    moves: int = 0
+    seconds: float = 0.0
+    bao_calls: int = 0
+    bao_successes: int = 0
+    final_phase_rounds: int = 0
+    tiebreak_rounds: int = 0
+    checked_moves: int = 0
+    round_trips: int = 0
+    wins: dict = field(default_factory=dict)        # agent name -> games won
+    first_player_wins: int = 0
+
+    @property
+    def games_per_second(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+    @property
+    def turns_per_second(self) -> float:
+        return self.turns / self.seconds if self.seconds else 0.0
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.moves / self.seconds if self.seconds else 0.0
+
+    @property
+    def bao_success_rate(self) -> float:
+        return self.bao_successes / self.bao_calls if self.bao_calls else 0.0
+
+    @property
+    def turns_per_round(self) -> float:
+        return self.turns / self.rounds if self.rounds else 0.0
+
+    def as_json(self) -> dict:
+        data = asdict(self)
+        data.update(games_per_second=round(self.games_per_second, 2), turns_per_second=round(self.turns_per_second, 1),
+                    moves_per_second=round(self.moves_per_second, 1), seconds=round(self.seconds, 3),
+                    bao_success_rate=round(self.bao_success_rate, 4), turns_per_round=round(self.turns_per_round, 2))
+        return data
+
+    def lines(self) -> list[str]:
+        return [
+            f"variant {self.variant}, {self.players} players, agents {','.join(self.agents)}, seed {self.seed}",
+            f"games {self.games}  rounds {self.rounds}  turns {self.turns}  moves {self.moves}",
+            f"seconds {self.seconds:.2f}  games/s {self.games_per_second:.1f}  turns/s {self.turns_per_second:.0f}"
+            f"  moves/s {self.moves_per_second:.0f}",
+            f"BAO calls {self.bao_calls}  success rate {self.bao_success_rate:.1%}"
+            f"  average round length {self.turns_per_round:.1f} turns",
+            f"rounds ended by the second recycle {self.final_phase_rounds}  tie-break rounds {self.tiebreak_rounds}",
+        ] + ([f"invariants checked after {self.checked_moves} moves, {self.round_trips} table round trips"]
+             if self.checked_moves else []) + \
+            ([f"wins by agent: " + ", ".join(f"{k} {v}" for k, v in sorted(self.wins.items()))]
+             if len(set(self.agents)) > 1 else [])
+
+
+def game_seed(seed: int, index: int) -> int:
+    return seed * 1_000_003 + index
+
+
+def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str], *, check: bool = False,
+             progress: bool = False, on_game=None) -> Stats:
+    stats = Stats(rules.variant, players, seed, list(agents))
+    started = time.perf_counter()
+    last_report = started
+    for index in range(games):
+        def on_move(rnd, move, _stats=stats):
+            _stats.moves += 1
+
+        if check:
+            on_move = _checking(rules, stats)
+        record = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move)
+        _count(stats, record, agents)
+        if on_game is not None:
+            on_game(record)
+        now = time.perf_counter()
+        if progress and now - last_report > 1.0:
+            last_report = now
+            rate = (index + 1) / (now - started)
+            print(f"\r  {index + 1}/{games} games  {rate:.0f} games/s", end="", file=sys.stderr, flush=True)
+    if progress and games:
+        print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def _checking(rules: Rules, stats: Stats):
+    state = {"round": None, "watch": None}
+
+    def on_move(rnd, move):
+        stats.moves += 1
+        if state["round"] is not rnd:
+            state["round"] = rnd
+            state["watch"] = Watch(rnd, rules, rules.edition.size)
+        watch = state["watch"]
+        watch.after(rnd, move)
+        if watch.round_trip(rnd, f"after '{move}'"):
+            stats.round_trips += 1
+        stats.checked_moves += 1
+    return on_move
+
+
+def _count(stats: Stats, record: GameRecord, agents: list[str]) -> None:
+    stats.games += 1
+    stats.rounds += len(record.rounds)
+    for rnd in record.rounds:
+        stats.turns += rnd.turns
+        if rnd.bao is not None:
+            stats.bao_calls += 1
+            stats.bao_successes += bool(rnd.bao_success)
+        stats.final_phase_rounds += rnd.final_phase
+        stats.tiebreak_rounds += rnd.tiebreak
+    if record.winner is not None:
+        index = int(record.winner[1:]) - 1
+        agent = agents[index % len(agents)]
+        stats.wins[agent] = stats.wins.get(agent, 0) + 1
+        if record.rounds and record.rounds[0].first == record.winner:
+            stats.first_player_wins += 1
