@@ -61,4 +61,24 @@ def parse_yaml(text: str, path: str, error: type[BaobeiError]) -> YamlDoc:
         raise error(f"not valid YAML: {problem}", Loc(path)) from None
     except RecursionError:
         raise error("not valid YAML: nested too deeply", Loc(path)) from None
+    _no_duplicate_keys(root, path, error)
     return YamlDoc(path, data, root, text.splitlines())
+
+
+def _no_duplicate_keys(node, path: str, error: type[BaobeiError]) -> None:
+    """A key written twice would silently drop a value (and a check with it)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = set()
+            for key_node, value_node in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    if key_node.value in seen:
+                        mark = key_node.start_mark
+                        raise error(f"key '{key_node.value}' is written twice in the same mapping",
+                                    Loc(path, mark.line + 1, mark.column + 1))
+                    seen.add(key_node.value)
+                stack.append(value_node)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
