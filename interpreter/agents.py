@@ -35,25 +35,19 @@ class RandomAgent(Agent):
     bao_rate = 0.05
 
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        moves = rnd.legal_moves_of(player)
-        by_kind: dict[str, list[Move]] = {}
-        for move in moves:
-            if may_decline and move.kind in DECLINE_KINDS:
-                continue
-            by_kind.setdefault(move.kind, []).append(move)
-        kinds = sorted(by_kind)
+        kinds = [k for k in rnd.kinds_of(player) if not (may_decline and k in DECLINE_KINDS)]
         if may_decline:
             kinds.append(None)
         if not kinds:
             return None
-        if "bao" in by_kind and len(kinds) > 1:
+        if "bao" in kinds and len(kinds) > 1:
             if self.rng.random.random() < self.bao_rate:
-                return by_kind["bao"][0]
+                return Move(player, "bao")
             kinds.remove("bao")
         kind = self.rng.choice(kinds)
         if kind is None:
             return None
-        return self.rng.choice(by_kind[kind])
+        return rnd.sample_move(player, kind, self.rng)
 
 
 AGENTS = {"random": RandomAgent}

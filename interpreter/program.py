@@ -41,6 +41,8 @@ class Program:
     def __init__(self, spec: Spec):
         self.spec = spec
         self.compiled = Compiled(spec)
+        from .enumerate import Staged
+        self.staged = Staged(self.compiled).generators
         self.procedures = {name: (decl, self.block(decl.body, {p.name: f"L[{p.name!r}]" for p in decl.params},
                                                    f"procedure {name}"))
                            for name, decl in spec.procedures.items()}
