@@ -246,10 +246,13 @@ class Staged:
         self.compiled = compiled
         self.deps = Dependencies(compiled)
         self.generators: dict[tuple[str, int], object] = {}
+        self.checks: dict[tuple[str, int], object] = {}
         for kind in MOVE_KINDS:
             shape, counts = SHAPES[kind]
             for arity in counts:
-                self.generators[(kind, arity)] = self._build(kind, shape, arity)
+                pseudo = self._pseudo_rules(kind, shape, arity)
+                self.generators[(kind, arity)] = self._build(kind, shape, arity, pseudo)
+                self.checks[(kind, arity)] = self._check(kind, arity, pseudo)
 
     def _stage(self, expr, shape: str) -> int:
         deps = self.deps.of(expr)
@@ -259,7 +262,7 @@ class Staged:
             return 1
         return 0
 
-    def _build(self, kind: str, shape: str, arity: int):
+    def _pseudo_rules(self, kind: str, shape: str, arity: int) -> list:
         compiled = self.compiled
         rules = sorted(compiled.spec.legality_rules(kind), key=lambda r: -r.level)
         # pseudo-rules: (allow, [conjuncts by stage 0..2]); an `or` splits a rule into alternatives
@@ -275,6 +278,21 @@ class Staged:
                         continue
                     stages[self._stage(conjunct, shape)].append(conjunct)
                 pseudo.append((rule.body.allow, stages))
+        return pseudo
+
+    def _check(self, kind: str, arity: int, pseudo: list):
+        """Whether one move with these arguments (already in C) is legal: the first pseudo-rule
+        that applies decides."""
+        lines = []
+        for allow, stages in pseudo:
+            parts = [self.compiled.code(c, {}) for stage in stages for c in stage]
+            lines.append(f"if {' and '.join(parts) if parts else 'True'}:")
+            lines.append(f"    return {allow}")
+        lines.append("return False")
+        return self.compiled.function(self.compiled.fresh(f"K_{kind}{arity}_"), ["S", "C"], lines)
+
+    def _build(self, kind: str, shape: str, arity: int, pseudo: list):
+        compiled = self.compiled
         depth = 0 if shape == "none" or arity == 0 else (2 if arity == 2 else 1)
         name = compiled.fresh(f"G_{kind}{arity}_")
         lines = self._code(pseudo, depth, shape)
@@ -292,24 +310,30 @@ class Staged:
             return f"p{i}_{stage}"
 
         def stage_lines(stage: int, indent: str) -> list[str]:
+            """Flags of every pseudo-rule at this stage, allowing rules first: when none of
+            them can apply any more the loop level is skipped before the exceptions are computed."""
             out = []
-            for i, (allow, stages) in enumerate(pseudo):
-                parts = [code(c, {}) for c in stages[stage]]
-                previous = flag(i, stage - 1) if stage > 0 else None
-                if previous is not None:
-                    parts = [previous] + parts
-                out.append(f"{indent}{flag(i, stage)} = {' and '.join(parts) if parts else 'True'}")
-            # prune: no allowing rule can apply, or an exception before every allow applies for sure
-            allows = [flag(i, stage) for i, (allow, _) in enumerate(pseudo) if allow]
+            allows = [i for i, (allow, _) in enumerate(pseudo) if allow]
+            refuses = [i for i, (allow, _) in enumerate(pseudo) if not allow]
+            for group in (allows, refuses):
+                for i in group:
+                    parts = [code(c, {}) for c in pseudo[i][1][stage]]
+                    if stage > 0:
+                        parts = [flag(i, stage - 1)] + parts
+                    out.append(f"{indent}{flag(i, stage)} = {' and '.join(parts) if parts else 'True'}")
+                if group is allows:
+                    flags = " or ".join(flag(i, stage) for i in allows) or "False"
+                    out.append(f"{indent}if not ({flags}):")
+                    out.append(f"{indent}    {skip(stage)}")
+            # an exception placed before every allowing rule that surely applies decides for all
             sure = [flag(i, stage) for i in range(first_allow) if known(i, stage)]
-            conditions = []
-            if allows:
-                conditions.append(f"not ({' or '.join(allows)})")
-            else:
-                conditions.append("True")
-            conditions += sure
-            out.append(f"{indent}if {' or '.join(conditions)}:")
+            if sure:
+                out.append(f"{indent}if {' or '.join(sure)}:")
+                out.append(f"{indent}    {skip(stage)}")
             return out
+
+        def skip(stage: int) -> str:
+            return "return" if stage == 0 else "continue"
 
         def decide_lines(stage: int, indent: str, item: str) -> list[str]:
             out = []
@@ -325,11 +349,9 @@ class Staged:
 
         if depth == 0:
             lines += stage_lines(0, "")
-            lines.append("    return")
             lines += decide_lines(0, "", "()")
             return lines
         lines += stage_lines(0, "")
-        lines.append("    return")
         target_attr = "chosen" if shape == "player" else "target"
         lines.append("for a in domain:")
         lines.append(f"    C.{target_attr} = a")
@@ -337,17 +359,14 @@ class Staged:
             lines.append("    C.targets = (a,)")
         if depth == 1:
             lines += stage_lines(1, "    ")
-            lines.append("        continue")
             lines += decide_lines(1, "    ", "(a,)")
             return lines
         lines += stage_lines(1, "    ")
-        lines.append("        continue")
         lines.append("    for b in domain:")
         lines.append("        if b == a:")
         lines.append("            continue")
         lines.append("        C.second = b")
         lines.append("        C.targets = (a, b)")
         lines += stage_lines(2, "        ")
-        lines.append("            continue")
         lines += decide_lines(2, "        ", "(a, b)")
         return lines

@@ -83,11 +83,13 @@ def _actors_in_order(rnd: Round, ask) -> list:
     return [p for p in clockwise if p in askers]
 
 
-def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None) -> int:
+def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True) -> int:
+    """Play a round to its end. Agents choose among generated legal moves, so by default a
+    move is not judged a second time; `trusted=False` judges every move again."""
     moves = 0
     while rnd.pending is not None:
         move = decide(rnd, agents, rng)
-        rnd.apply(move)
+        rnd.apply(move, trusted)
         moves += 1
         if on_move is not None:
             on_move(rnd, move)
@@ -97,7 +99,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None) -> int:
 
 
 def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str], *, on_move=None,
-              on_round=None) -> GameRecord:
+              on_round=None, trusted: bool = True) -> GameRecord:
     from .agents import make_agent
     rng = Rng(seed)
     names = [f"P{i + 1}" for i in range(player_count)]
@@ -111,7 +113,7 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
         rnd = new_round(rules, playing, rng, first=first, totals=totals, tiebreak=tiebreak)
         for agent in agents.values():
             agent.new_round(rnd)
-        moves = play_round(rnd, agents, rng, on_move)
+        moves = play_round(rnd, agents, rng, on_move, trusted)
         for player in rnd.players:
             totals[player.name] = player.vars["total"]
         record.rounds.append(_round_record(rnd, moves))

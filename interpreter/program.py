@@ -15,6 +15,30 @@ from baobei.dsl.model import Spec
 from .compile import Compiled
 
 
+def _simple(fn):
+    """Mark a statement function that never waits for a move and never pushes a frame."""
+    fn.simple = True
+    return fn
+
+
+def _simple_result(method):
+    def wrapper(self, *args):
+        return _simple(method(self, *args))
+    wrapper.__name__ = method.__name__
+    return wrapper
+
+
+def _fuse(fns: list):
+    if len(fns) == 1:
+        return fns[0]
+    fns = tuple(fns)
+
+    def run(R, F):
+        for fn in fns:
+            fn(R, F)
+    return _simple(run)
+
+
 class Ask:
     """The game waits: these players may make these moves."""
 
@@ -42,7 +66,9 @@ class Program:
         self.spec = spec
         self.compiled = Compiled(spec)
         from .enumerate import Staged
-        self.staged = Staged(self.compiled).generators
+        staged = Staged(self.compiled)
+        self.staged = staged.generators
+        self.checks = staged.checks
         self.procedures = {name: (decl, self.block(decl.body, {p.name: f"L[{p.name!r}]" for p in decl.params},
                                                    f"procedure {name}"))
                            for name, decl in spec.procedures.items()}
@@ -52,8 +78,32 @@ class Program:
 
     # -- statements --------------------------------------------------------------------
     def block(self, body: list[ast.Stmt], scope: dict[str, str], where: str) -> Block:
+        """The statements of a body; runs of statements that never wait nor push a frame are
+        fused into one function, so the decision loop steps once for the whole run."""
         scope = dict(scope)
-        return Block([self.stmt(s, scope, where) for s in body], where)
+        code: list = []
+        run: list = []
+        for stmt in body:
+            fn = self.stmt(stmt, scope, where)
+            if getattr(fn, "simple", False):
+                run.append(fn)
+                continue
+            if run:
+                code.append(_fuse(run))
+                run = []
+            code.append(fn)
+        if run:
+            code.append(_fuse(run))
+        return Block(code, where)
+
+    def simple_block(self, body: list[ast.Stmt], scope: dict[str, str], where: str):
+        """The body as one function when all of it is simple, else None."""
+        block = self.block(body, scope, where)
+        if not block.code:
+            return _simple(lambda R, F: None)
+        if len(block.code) == 1 and getattr(block.code[0], "simple", False):
+            return block.code[0]
+        return None
 
     def fn(self, expr: ast.Expr, scope: dict[str, str]):
         return self.compiled.lambda_(expr, scope)
@@ -75,6 +125,18 @@ class Program:
         return lambda R, F: R.resolve_powers(F)
 
     def s_If(self, stmt: ast.If, scope, where):
+        simple = [self.simple_block(body, scope, where) for _, body in stmt.branches] + \
+            [self.simple_block(stmt.otherwise, scope, where)]
+        if all(fn is not None for fn in simple):
+            conditions = [self.fn(cond, scope) for cond, _ in stmt.branches]
+            bodies, otherwise_fn = simple[:-1], simple[-1]
+
+            def run_inline(R, F):
+                for cond, body in zip(conditions, bodies):
+                    if cond(R, F.C, F.L):
+                        return body(R, F)
+                return otherwise_fn(R, F)
+            return _simple(run_inline)
         branches = [(self.fn(cond, scope), self.block(body, scope, where)) for cond, body in stmt.branches]
         otherwise = self.block(stmt.otherwise, scope, where) if stmt.otherwise else None
 
@@ -112,6 +174,7 @@ class Program:
             return None
         return run
 
+    @_simple_result
     def s_Set(self, stmt: ast.Set, scope, where):
         value = self.fn(stmt.value, scope)
         name = stmt.target
@@ -132,6 +195,7 @@ class Program:
             setattr(R, name, value(R, F.C, F.L))
         return run
 
+    @_simple_result
     def s_Let(self, stmt: ast.Let, scope, where):
         value = self.fn(stmt.value, scope)
         scope[stmt.name] = f"L[{stmt.name!r}]"
@@ -150,15 +214,18 @@ class Program:
             return None
         return run
 
+    @_simple_result
     def s_Draw(self, stmt: ast.Draw, scope, where):
         count, player = self.fn(stmt.count, scope), self.fn(stmt.player, scope)
         seen, how = stmt.seen, stmt.how
         return lambda R, F: R.draw(count(R, F.C, F.L), player(R, F.C, F.L), seen, how, F.C)
 
+    @_simple_result
     def s_Flip(self, stmt: ast.Flip, scope, where):
         how = stmt.how
         return lambda R, F: R.flip(how)
 
+    @_simple_result
     def s_Discard(self, stmt: ast.Discard, scope, where):
         how = stmt.how
         if stmt.source is None:
@@ -166,6 +233,7 @@ class Program:
         slot = self.fn(stmt.source, scope)
         return lambda R, F: R.discard_slot(slot(R, F.C, F.L), how, F.C)
 
+    @_simple_result
     def s_Bury(self, stmt: ast.Bury, scope, where):
         if stmt.source is None:
             return lambda R, F: R.bury_held()
@@ -177,35 +245,43 @@ class Program:
             return viewer
         return self.fn(viewer, scope)
 
+    @_simple_result
     def s_Place(self, stmt: ast.Place, scope, where):
         slot, viewer = self.fn(stmt.slot, scope), self.viewer(stmt.viewer, scope)
         if isinstance(viewer, str):
             return lambda R, F: R.place(slot(R, F.C, F.L), viewer, F.C)
         return lambda R, F: R.place(slot(R, F.C, F.L), viewer(R, F.C, F.L), F.C)
 
+    @_simple_result
     def s_TakeTop(self, stmt, scope, where):
         return lambda R, F: R.take_top()
 
+    @_simple_result
     def s_Swap(self, stmt: ast.Swap, scope, where):
         first, second = self.fn(stmt.first, scope), self.fn(stmt.second, scope)
         return lambda R, F: R.swap(first(R, F.C, F.L), second(R, F.C, F.L), F.C)
 
+    @_simple_result
     def s_Move(self, stmt: ast.Move, scope, where):
         source, dest = self.fn(stmt.source, scope), self.fn(stmt.dest, scope)
         return lambda R, F: R.move(source(R, F.C, F.L), dest(R, F.C, F.L), F.C)
 
+    @_simple_result
     def s_Reveal(self, stmt: ast.Reveal, scope, where):
         slot, viewer, how = self.fn(stmt.slot, scope), self.viewer(stmt.viewer, scope), stmt.how
         if isinstance(viewer, str):
             return lambda R, F: R.reveal(slot(R, F.C, F.L), viewer, how, F.C)
         return lambda R, F: R.reveal(slot(R, F.C, F.L), viewer(R, F.C, F.L), how, F.C)
 
+    @_simple_result
     def s_CloseReference(self, stmt, scope, where):
         return lambda R, F: R.close_reference()
 
+    @_simple_result
     def s_Shuffle(self, stmt, scope, where):
         return lambda R, F: R.shuffle_into_deck()
 
+    @_simple_result
     def s_Deal(self, stmt: ast.Deal, scope, where):
         count = self.fn(stmt.count, scope)
         return lambda R, F: R.deal(count(R, F.C, F.L))

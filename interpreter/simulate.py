@@ -88,7 +88,7 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
 
         if check:
             on_move = _checking(rules, stats)
-        record = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move)
+        record = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move, trusted=not check)
         _count(stats, record, agents)
         if on_game is not None:
             on_game(record)
