@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .edition import Edition, load_edition
 from .errors import ConfigError, Loc
-from .layers import load_layers
+from .layers import layer_files, load_layers
 from .model import Spec
 from .resolve import resolve
 from .yamlfile import read_yaml
@@ -103,9 +103,23 @@ _SPECS: dict[tuple, Spec] = {}
 _EDITIONS: dict[tuple, Edition] = {}
 
 
+def _fingerprint(paths) -> tuple:
+    """Files change under a running process (tests, editors): the caches key on their stats."""
+    stats = []
+    for path in paths:
+        try:
+            info = path.stat()
+            stats.append((str(path), info.st_mtime_ns, info.st_size))
+        except OSError:
+            stats.append((str(path), None, None))
+    return tuple(stats)
+
+
 def load_spec(config: Config, variant: str | None = None) -> Spec:
     layers = config.layers_of(variant)
-    key = (str(config.spec_dir.resolve()), tuple(layers), str(config.config_dir))
+    files = [f for layer in layers for f in layer_files(config.spec_dir, layer, config.config_dir)]
+    rulebooks = sorted((config.spec_dir / "rulebooks").glob("*.txt"))
+    key = (str(config.spec_dir.resolve()), tuple(layers), str(config.config_dir), _fingerprint(files + rulebooks))
     if key not in _SPECS:
         layered = load_layers(config.spec_dir, layers, config.config_dir)
         _SPECS[key] = resolve(layered, config.spec_dir)
@@ -114,7 +128,7 @@ def load_spec(config: Config, variant: str | None = None) -> Spec:
 
 def load_edition_for(config: Config, spec: Spec) -> Edition:
     path = config.edition_path()
-    key = (str(path.resolve()), id(spec))
+    key = (str(path.resolve()), id(spec), _fingerprint([path]))
     if key not in _EDITIONS:
         _EDITIONS[key] = load_edition(path, spec)
     return _EDITIONS[key]

@@ -1,0 +1,31 @@
+"""Shared helpers for the unit tests (scenario files are collected by the baobei pytest plugin)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from baobei.dsl.loader import load_config, packaged_spec_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def spec_copy(tmp_path) -> Path:
+    """A copy of the packaged spec folder, to edit."""
+    copy = tmp_path / "spec"
+    shutil.copytree(packaged_spec_dir(), copy, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    return copy
+
+
+@pytest.fixture
+def config():
+    return load_config(cwd=ROOT)
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace one exact passage of a file (fails loudly if it is not there exactly once)."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
