@@ -58,6 +58,95 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+def _variants(config, requested: str | None) -> list[str]:
+    if requested and requested != "all":
+        return [requested]
+    variants = ["fr", "de"] + [v for v in config.variants if v not in ("fr", "de")]
+    if config.default_variant not in variants:
+        variants.append(config.default_variant)
+    return variants
+
+
+def _check_one(config, variant: str, bounds, timeout_ms: int):
+    from baobei.checker.check import check
+    from baobei.dsl.loader import load_edition_for, load_spec
+    spec = load_spec(config, variant)
+    edition = load_edition_for(config, spec)
+    return check(spec, edition, variant, bounds, timeout_ms), spec.layers
+
+
+def cmd_check(args) -> int:
+    import json
+    from baobei.checker.report import check_text
+    from baobei.checker.symbolic import Bounds
+    config = _config(args)
+    bounds = Bounds(args.players, args.slots)
+    started = time.perf_counter()
+    variants = _variants(config, args.variant)
+    for variant in variants:  # load every spec first: bad input fails before any proof starts
+        _load(config, variant)
+    results = _in_parallel(_check_one, [(config, v, bounds, args.timeout) for v in variants])
+    failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
+                 for report, _ in results)
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "variants": [
+            {"variant": report.variant, "layers": layers, "edition": report.edition, "assumed": report.assumed,
+             "bounds": report.bounds, "queries": report.queries, "seconds": round(report.seconds, 2),
+             "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
+             "findings": [f.as_json() for f in report.findings]} for report, layers in results]}, indent=1))
+    else:
+        for report, layers in results:
+            print(check_text(report, layers))
+        print(f"{'all holds' if not failed else 'FINDINGS'}: {len(variants)} variant(s) checked in {seconds:.1f} s")
+    return 1 if failed else 0
+
+
+def _load(config, variant):
+    from baobei.dsl.loader import load_edition_for, load_spec
+    load_edition_for(config, load_spec(config, variant))
+
+
+def _in_parallel(function, argument_lists: list[tuple]) -> list:
+    """Run independent jobs in worker processes (one per core), in order; in-process for one job."""
+    if len(argument_lists) <= 1 or (os.cpu_count() or 1) < 2:
+        return [function(*arguments) for arguments in argument_lists]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=min(len(argument_lists), os.cpu_count() or 1),
+                             mp_context=context) as pool:
+        futures = [pool.submit(function, *arguments) for arguments in argument_lists]
+        return [future.result() for future in futures]
+
+
+def cmd_diff(args) -> int:
+    import json
+    from baobei.checker.diff import diff
+    from baobei.checker.report import diff_text
+    from baobei.checker.symbolic import Bounds
+    from baobei.dsl.loader import load_edition_for, load_spec
+    config = _config(args)
+    started = time.perf_counter()
+    spec_a, spec_b = load_spec(config, args.a), load_spec(config, args.b)
+    edition = load_edition_for(config, spec_a)
+    report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout)
+    if args.emit:
+        from baobei.checker.scenarios import emit_witnesses
+        from baobei.interpreter.rules import load_rules
+        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit)
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "bounds": report.bounds,
+                          "added": report.added, "removed": report.removed, "changed": report.changed,
+                          "differences": [f.as_json() for f in report.findings], "unknown": report.unknown},
+                         indent=1))
+    else:
+        print(diff_text(report))
+        print(f"{len(report.findings)} difference(s) in {seconds:.1f} s")
+    return 2 if report.unknown else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description="Rules-as-code for the card game BAO BEI.")
     verbs = parser.add_subparsers(dest="verb", metavar="COMMAND")
@@ -81,7 +170,32 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     _common(sim)
     sim.set_defaults(run=cmd_simulate)
+
+    chk = verbs.add_parser("check", help="prove the claims; find overlaps, gaps and dead rules (Z3)")
+    chk.add_argument("--variant", help="fr, de or all (default: all)")
+    chk.add_argument("--json", action="store_true", help="print one JSON object")
+    _solver_options(chk)
+    _common(chk)
+    chk.set_defaults(run=cmd_check)
+
+    dif = verbs.add_parser("diff", help="every class of situations two variants decide differently (Z3)")
+    dif.add_argument("a", help="a variant, e.g. fr")
+    dif.add_argument("b", help="another variant, e.g. de")
+    dif.add_argument("--json", action="store_true", help="print one JSON object")
+    dif.add_argument("--emit", metavar="DIR", help="write each witness as a scenario file into DIR")
+    _solver_options(dif)
+    _common(dif)
+    dif.set_defaults(run=cmd_diff)
     return parser
+
+
+def _solver_options(parser) -> None:
+    parser.add_argument("--players", type=int, default=6, choices=range(2, 7), metavar="N",
+                        help="largest table to reason about (default 6)")
+    parser.add_argument("--slots", type=int, default=6, choices=range(2, 11), metavar="N",
+                        help="most slots per player to reason about (default 6)")
+    parser.add_argument("--timeout", type=int, default=20_000, metavar="MS",
+                        help="time limit of each Z3 query; an undecided query is reported (default 20000)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,9 +17,23 @@ class Loc:
     column: int = 0
 
     def __str__(self) -> str:
+        where = _shown_path(self.file)
         if self.line:
-            return f"{self.file}:{self.line}:{self.column}"
-        return self.file
+            return f"{where}:{self.line}:{self.column}"
+        return where
+
+
+def _shown_path(path: str) -> str:
+    """Paths under the current folder are shown relative to it, others as they are."""
+    import os
+    if os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:
+            return path
+        if not relative.startswith(".."):
+            return relative
+    return path
 
 
 class BaobeiError(Exception):

@@ -1,0 +1,325 @@
+"""`baobei check`: contradictions, gaps and dead rules inside one edition, and its claims.
+
+Every question is one Z3 query over the symbolic situation (symbolic.py) with the
+spec's rules translated (translate.py), limited to where a move can be asked
+(sites.py) and to the spec's invariants. A query that Z3 cannot answer in time
+is reported as unknown, never as a pass.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from baobei.dsl import ast
+from baobei.dsl.edition import Edition
+from baobei.dsl.model import Spec, expr_text
+from baobei.dsl.schema import MOVE_KINDS
+
+from .sites import analyse, kind_context, resolve_context
+from .symbolic import NONE, Bounds, Situation, small_model
+from .translate import Translator
+from .witness import describe_model
+
+DEFAULT_TIMEOUT_MS = 20_000
+
+
+
+
+
+@dataclass
+class RuleInfo:
+    name: str
+    loc: str
+    level: str
+    layer: str
+    cites: list[str]
+
+    @staticmethod
+    def of(rule: ast.Decl) -> "RuleInfo":
+        cites = [f'{s.edition} "{s.text}"' if isinstance(s, ast.Cite) else f'assumed "{s.text}"' for s in rule.sources]
+        level = rule.level_name if isinstance(rule, ast.RuleDecl) else rule.kind
+        return RuleInfo(rule.name, str(rule.loc), level, rule.layer, cites)
+
+
+@dataclass
+class Finding:
+    kind: str                  # overlap, gap, dead, masked, claim, unknown
+    decision: str              # "legal pluck", "fire removed1", "order", "value score", "claim x"
+    message: str
+    rules: list[RuleInfo] = field(default_factory=list)
+    witness: dict | None = None
+    query: str = ""            # for unknown results: which query
+
+    def as_json(self) -> dict:
+        return {"kind": self.kind, "decision": self.decision, "message": self.message,
+                "rules": [r.__dict__ for r in self.rules], "witness": self.witness, "query": self.query}
+
+
+@dataclass
+class Report:
+    variant: str
+    bounds: str
+    findings: list[Finding] = field(default_factory=list)
+    claims: list[tuple[str, str, str]] = field(default_factory=list)   # (name, status, loc)
+    queries: int = 0
+    seconds: float = 0.0
+    assumed: list[str] = field(default_factory=list)
+    edition: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+class Checker:
+    def __init__(self, spec: Spec, edition: Edition, bounds: Bounds = Bounds(), timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 variant: str = ""):
+        self.spec = spec
+        self.edition = edition
+        self.bounds = bounds
+        self.timeout_ms = timeout_ms
+        self.situation = Situation(spec, edition, bounds)
+        self.tr = Translator(spec, self.situation)
+        self.sites = analyse(spec)[0]
+        self.report = Report(variant, str(bounds), edition=edition.name, assumed=list(edition.assumed))
+        self.base = self.situation.constraints() + [self.tr.expr(i.expr) for i in spec.invariants.values()]
+
+    def new_solver(self):
+        solver = z3.Solver()
+        solver.set("timeout", self.timeout_ms)
+        return solver
+
+    # -- one query ------------------------------------------------------------------------------
+    def solve(self, assertions: list, what: str, witness: bool = False):
+        """'sat' with its model, 'unsat', or 'unknown' (reported as a finding by the caller)."""
+        solver = self.new_solver()
+        solver.add(*self.base)
+        solver.add(*assertions)
+        self.report.queries += 1
+        result = solver.check()
+        model = solver.model() if result == z3.sat else None
+        reason = solver.reason_unknown() if result == z3.unknown else ""
+        if result == z3.sat:
+            return "sat", (self.smaller(assertions) or model) if witness else model
+        if result == z3.unsat:
+            return "unsat", None
+        self.report.findings.append(Finding("unknown", what, f"Z3 could not decide this query ({reason})",
+                                            query=what))
+        return "unknown", None
+
+    def smaller(self, assertions: list):
+        """A model of the same query on the smallest table that has one (None: keep the first)."""
+        return small_model(self.base, assertions, self.situation)
+
+    def witness(self, model, kind: str | None = None) -> dict:
+        return describe_model(self.situation, model, kind)
+
+    # -- the checks ----------------------------------------------------------------------------------
+    def run(self) -> Report:
+        started = time.perf_counter()
+        for kind in MOVE_KINDS:
+            if self.spec.legality_rules(kind):
+                self.check_legality(kind)
+        self.check_fire()
+        for name in self.spec.decisions:
+            self.check_value(name)
+        self.check_placement()
+        for claim in self.spec.claims.values():
+            self.check_claim(claim)
+        self.report.seconds = time.perf_counter() - started
+        return self.report
+
+    def move_context(self, kind: str) -> list:
+        return self.situation.move_shape(kind) + [kind_context(self.situation, self.sites, kind)]
+
+    def check_legality(self, kind: str) -> None:
+        rules = sorted(self.spec.legality_rules(kind), key=lambda r: -r.level)
+        context = self.move_context(kind)
+        conditions = [self.tr.condition(r) for r in rules]
+        decision = f"legal {kind}"
+        for i, rule in enumerate(rules):
+            if rule.level == 0:
+                continue
+            higher = [conditions[j] for j, other in enumerate(rules) if other.level > rule.level]
+            self.dead_or_masked(decision, rule, context + [conditions[i]], higher, kind)
+        for i, first in enumerate(rules):
+            for j in range(i + 1, len(rules)):
+                second = rules[j]
+                if first.level != second.level or first.body.allow == second.body.allow:
+                    continue
+                higher = [conditions[k] for k, other in enumerate(rules) if other.level > first.level]
+                extra = [z3.Not(z3.Or(higher))] if higher else []
+                status, model = self.solve(context + [conditions[i], conditions[j]] + extra,
+                                           f"{decision}: do {first.name} and {second.name} overlap", True)
+                if status == "sat":
+                    self.add("overlap", decision,
+                             f"{first.name} {'allows' if first.body.allow else 'refuses'} and {second.name} "
+                             f"{'allows' if second.body.allow else 'refuses'} the same move, with no precedence "
+                             f"between them (both are {first.level_name}s)", [first, second],
+                             self.witness(model, kind))
+        if not any(r.level == 0 for r in rules):
+            status, model = self.solve(context + [z3.Not(z3.Or(conditions))] if conditions else context,
+                                       f"{decision}: is it always decided", True)
+            if status == "sat":
+                self.add("gap", decision, f"no rule decides whether {kind} is legal here", rules,
+                         self.witness(model, kind))
+
+    def dead_or_masked(self, decision: str, rule, applies: list, higher: list, kind: str | None = None) -> None:
+        """One query when the rule can decide (the usual case), two otherwise."""
+        if higher:
+            status, _ = self.solve(applies + [z3.Not(z3.Or(higher))], f"{decision}: can {rule.name} decide")
+            if status != "unsat":
+                return
+        status, _ = self.solve(applies, f"{decision}: can {rule.name} apply")
+        if status == "unsat":
+            where = f" where {kind} can be asked" if kind else ""
+            self.add("dead", decision, f"rule {rule.name} never applies{where}", [rule])
+        elif status == "sat" and higher:
+            self.add("masked", decision, f"rule {rule.name} applies only where a rule of a higher level decides "
+                                         f"instead: it never decides", [rule])
+
+    def check_fire(self) -> None:
+        roles = []
+        for rule in self.spec.fire_rules():
+            if not isinstance(rule.body.role, ast.NoneLit):
+                text = expr_text(rule.body.role)
+                if text not in roles:
+                    roles.append(text)
+        context = [resolve_context(self.situation, self.spec)]
+        outcomes = {}
+        for role in roles:
+            winner, rules = self.tr.fire(role)
+            outcomes[role] = (winner, rules)
+            real = [r for r in rules if not isinstance(r.body.role, ast.NoneLit)]
+            conditions = {id(r): self.tr.condition(r) for r in rules}
+            decision = f"fire {role}"
+            for rule in real:
+                higher = [conditions[id(r)] for r in rules if r.level > rule.level]
+                self.dead_or_masked(decision, rule, context + [conditions[id(rule)]], higher)
+            for i, a in enumerate(real):
+                for b in real[i + 1:]:
+                    if a.level != b.level:
+                        continue
+                    differ = z3.Or(self.tr.expr(a.body.user) != self.tr.expr(b.body.user),
+                                   z3.BoolVal(a.body.rank != b.body.rank))
+                    status, model = self.solve(context + [conditions[id(a)], conditions[id(b)], differ],
+                                               f"{decision}: do {a.name} and {b.name} overlap", True)
+                    if status == "sat":
+                        self.add("overlap", decision, f"{a.name} and {b.name} both fire {role} but for different "
+                                                      f"players or at different ranks", [a, b], self.witness(model))
+        # which power comes first: two roles firing powers at the same rank is undecided
+        for i, a in enumerate(roles):
+            for b in roles[i + 1:]:
+                wa, ra = outcomes[a]
+                wb, rb = outcomes[b]
+                for x, rule_a in enumerate(ra):
+                    for y, rule_b in enumerate(rb):
+                        if isinstance(rule_a.body.role, ast.NoneLit) or isinstance(rule_b.body.role, ast.NoneLit):
+                            continue
+                        if rule_a.body.rank != rule_b.body.rank:
+                            continue
+                        card_a, card_b = self.tr.expr(rule_a.body.role), self.tr.expr(rule_b.body.role)
+                        status, model = self.solve(context + [wa == x, wb == y,
+                                                              self.tr.card_attr(card_a, "power") != NONE,
+                                                              self.tr.card_attr(card_b, "power") != NONE],
+                                                   f"order of {a} and {b}", True)
+                        if status == "sat":
+                            self.add("gap", "order of powers",
+                                     f"{a} and {b} fire at the same rank {rule_a.body.rank}: no rule decides "
+                                     f"which power comes first", [rule_a, rule_b], self.witness(model))
+
+    def check_value(self, name: str) -> None:
+        decl = self.spec.decisions[name]
+        rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
+        args = [self.situation._fresh(f"arg_{name}_{p.name}", p.type) for p in decl.params]
+        context = []
+        for param, arg in zip(decl.params, args):
+            context += self.situation._range(arg, param.type)
+            if param.type.name == "player":
+                context.append(arg >= 0)
+        decision = f"value {name}"
+        conditions = [self.tr.condition(r, args) for r in rules]
+        values = [self.tr.expr(r.body.value, self.tr.rule_env(r, args)) for r in rules]
+        for i, rule in enumerate(rules):
+            higher = [conditions[j] for j, r in enumerate(rules) if r.level > rule.level]
+            self.dead_or_masked(decision, rule, context + [conditions[i]], higher)
+        for i, a in enumerate(rules):
+            for j in range(i + 1, len(rules)):
+                b = rules[j]
+                if a.level != b.level:
+                    continue
+                higher = [conditions[k] for k, r in enumerate(rules) if r.level > a.level]
+                differ = z3.Not(self.tr.equal(values[i], values[j], decl.type))
+                status, model = self.solve(context + [conditions[i], conditions[j], differ] +
+                                           ([z3.Not(z3.Or(higher))] if higher else []),
+                                           f"{decision}: do {a.name} and {b.name} overlap", True)
+                if status == "sat":
+                    self.add("overlap", decision, f"{a.name} and {b.name} both decide {name} with different "
+                                                  f"values", [a, b], self.witness(model))
+        if not any(r.level == 0 for r in rules):
+            status, model = self.solve(context + ([z3.Not(z3.Or(conditions))] if conditions else []),
+                                       f"{decision}: is it always decided", True)
+            if status == "sat":
+                self.add("gap", decision, f"no rule decides {name} here", rules or [decl], self.witness(model))
+
+    def check_placement(self) -> None:
+        """Where does an added card go: wherever a player must place a card, some slot is legal."""
+        kind = "place"
+        if not any(kind in site.kinds for site in self.sites):
+            return
+        s = self.situation
+        legal, _, rules = self.tr.legal(kind)
+        target = s.targets[0]
+        options = []
+        for n in range(1, self.bounds.slots + 2):
+            candidate = z3.substitute(legal, (target.p, s.actor), (target.n, z3.IntVal(n)), (s.tc, z3.IntVal(1)),
+                                      (s.targets[1].p, z3.IntVal(NONE)), (s.targets[1].n, z3.IntVal(0)),
+                                      (s.chosen, z3.IntVal(NONE)))
+            options.append(z3.And(n <= s.slot_count(s.actor) + 1, candidate))
+        context = [kind_context(s, self.sites, kind), s.hc >= 1, s.slot_count(s.actor) < self.bounds.slots]
+        status, model = self.solve(context + [z3.Not(z3.Or(options))], "where does an added card go", True)
+        if status == "sat":
+            self.add("gap", "legal place", "a card must be placed, but no slot is legal for it", rules,
+                     self.witness(model, kind))
+
+    def check_claim(self, claim: ast.ClaimDecl) -> None:
+        kinds = sorted(_legal_kinds(claim.expr))
+        context = []
+        for kind in kinds:
+            context += self.move_context(kind)
+        status, model = self.solve(context + [z3.Not(self.tr.expr(claim.expr))], f"claim {claim.name}", True)
+        loc = str(claim.loc)
+        if status == "unsat":
+            self.report.claims.append((claim.name, "holds", loc))
+        elif status == "sat":
+            self.report.claims.append((claim.name, "fails", loc))
+            self.add("claim", f"claim {claim.name}", f"claim {claim.name} does not hold", [claim],
+                     self.witness(model, kinds[0] if kinds else None))
+        else:
+            self.report.claims.append((claim.name, "unknown", loc))
+
+    def add(self, kind: str, decision: str, message: str, rules, witness=None) -> None:
+        self.report.findings.append(Finding(kind, decision, message, [RuleInfo.of(r) for r in rules], witness))
+
+
+def _legal_kinds(expr) -> set[str]:
+    found = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.Call) and e.ref and e.ref[0] == "legal":
+            found.add(e.ref[1])
+        for name in ("obj", "operand", "left", "right", "domain", "body", "cond", "then", "other"):
+            child = getattr(e, name, None)
+            if isinstance(child, ast.Expr):
+                stack.append(child)
+        for name in ("args", "items"):
+            stack.extend(getattr(e, name, None) or [])
+    return found
+
+
+def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
+          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Report:
+    return Checker(spec, edition, bounds, timeout_ms, variant).run()

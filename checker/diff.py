@@ -1,0 +1,356 @@
+"""`baobei diff A B`: every class of situations two rule sets decide differently.
+
+Both rule sets are translated over one symbolic situation. For each decision
+(is this move legal, does this power fire and for whom, which power comes first,
+the value of a decision), Z3 looks for a situation where the two disagree; the
+rules that decided on each side name the class, which is then excluded, and the
+search goes on until no disagreement is left. One rule difference is one finding.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import z3
+
+from baobei.dsl import ast
+from baobei.dsl.edition import Edition
+from baobei.dsl.model import Spec, expr_text
+from baobei.dsl.schema import MOVE_KINDS
+from baobei.dsl.unparse import declaration
+
+from .check import DEFAULT_TIMEOUT_MS, RuleInfo
+from .sites import analyse, kind_context, resolve_context
+from .symbolic import NONE, Bounds, Situation, small_model
+from .translate import Translator
+from .witness import describe_model
+
+MAX_CLASSES = 12
+
+
+@dataclass
+class Difference:
+    decision: str
+    message: str
+    rules: dict                       # side name -> [RuleInfo]
+    witness: dict | None = None
+    kind: str | None = None           # the move kind, for legality differences
+    scenario: str | None = None       # an emitted witness scenario
+    model: object = field(default=None, repr=False)
+    causes: set | None = None         # when the deciding rules alone do not say it
+
+    def as_json(self) -> dict:
+        return {"decision": self.decision, "message": self.message,
+                "rules": {side: [r.__dict__ for r in rules] for side, rules in self.rules.items()},
+                "witness": self.witness, "scenario": self.scenario}
+
+
+@dataclass
+class Finding:
+    """One rule difference: the changed declarations it comes from and every class of
+    situations it decides differently."""
+
+    causes: list[str]
+    classes: list[Difference]
+
+    @property
+    def title(self) -> str:
+        decisions = []
+        for item in self.classes:
+            if item.decision not in decisions:
+                decisions.append(item.decision)
+        return ", ".join(decisions)
+
+    def as_json(self) -> dict:
+        return {"title": self.title, "causes": self.causes, "classes": [c.as_json() for c in self.classes]}
+
+
+@dataclass
+class DiffReport:
+    a: str
+    b: str
+    bounds: str
+    differences: list[Difference] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)       # declarations only in b
+    removed: list[str] = field(default_factory=list)     # declarations only in a
+    changed: list[str] = field(default_factory=list)     # same name, different text
+    unknown: list[str] = field(default_factory=list)
+    queries: int = 0
+    seconds: float = 0.0
+
+
+class Differ:
+    def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS):
+        (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
+        self.bounds = bounds
+        self.timeout_ms = timeout_ms
+        self.situation = Situation(self.spec_a, edition, bounds)
+        self.tr_a = Translator(self.spec_a, self.situation)
+        self.tr_b = Translator(self.spec_b, self.situation)
+        self.sites_a, self.sites_b = analyse(self.spec_a)[0], analyse(self.spec_b)[0]
+        self.report = DiffReport(self.name_a, self.name_b, str(bounds))
+        self.base = self.situation.constraints() + \
+            [self.tr_a.expr(i.expr) for i in self.spec_a.invariants.values()] + \
+            [self.tr_b.expr(i.expr) for i in self.spec_b.invariants.values()]
+
+    def solve(self, assertions: list, what: str):
+        solver = z3.Solver()
+        solver.set("timeout", self.timeout_ms)
+        solver.add(*self.base)
+        solver.add(*assertions)
+        self.report.queries += 1
+        result = solver.check()
+        if result == z3.sat:
+            return solver.model()
+        if result == z3.unknown:
+            self.report.unknown.append(f"{what}: {solver.reason_unknown()}")
+        return None
+
+    def classes(self, assertions: list, winners: list, what: str):
+        """Models of the disagreement, one per combination of deciding rules, each on the
+        smallest table that shows it."""
+        blocked = []
+        for _ in range(MAX_CLASSES):
+            model = self.solve(assertions + blocked, what)
+            if model is None:
+                return
+            values = [model.eval(w, model_completion=True).as_long() for w in winners]
+            same_class = [w == v for w, v in zip(winners, values)]
+            yield self.smaller(assertions + same_class) or model, values
+            blocked.append(z3.Not(z3.And(same_class)))
+
+    def smaller(self, assertions: list):
+        return small_model(self.base, assertions, self.situation)
+
+    def run(self) -> DiffReport:
+        started = time.perf_counter()
+        self.text_changes()
+        for kind in MOVE_KINDS:
+            if self.spec_a.legality_rules(kind) or self.spec_b.legality_rules(kind):
+                self.legality(kind)
+        self.fire()
+        for name in self.spec_a.decisions:
+            if name in self.spec_b.decisions:
+                self.value(name)
+        self.report.findings = self.group()
+        self.report.seconds = time.perf_counter() - started
+        return self.report
+
+    # -- one rule difference, one finding ------------------------------------------------------
+    def group(self) -> list[Finding]:
+        """Decisions whose differing classes come from overlapping changed declarations are
+        one finding (the movement limit shows in swaps, replacements and `limited` alike)."""
+        changed = self.changed_names()
+        by_decision: dict[str, list[Difference]] = {}
+        causes: dict[str, set] = {}
+        for item in self.report.differences:
+            by_decision.setdefault(item.decision, []).append(item)
+            cone = set()
+            for side_rules in item.rules.values():
+                for info in side_rules:
+                    cone |= self.cone(info.name)
+            own = cone & changed if item.causes is None else item.causes & changed
+            if not own:  # a default decided on one side: the decision's own changed rules
+                own = {name for name in changed if name.startswith("rule ") and
+                       any(name == f"rule {r.name}" for rules in item.rules.values() for r in rules)}
+            causes.setdefault(item.decision, set()).update(own)
+        decisions = list(by_decision)
+        parent = {d: d for d in decisions}
+
+        def root(d):
+            while parent[d] != d:
+                d = parent[d]
+            return d
+        for i, a in enumerate(decisions):
+            for b in decisions[i + 1:]:
+                if causes[a] & causes[b]:
+                    parent[root(b)] = root(a)
+        groups: dict[str, list[str]] = {}
+        for d in decisions:
+            groups.setdefault(root(d), []).append(d)
+        findings = []
+        for members in groups.values():
+            found = sorted(set().union(*(causes[d] for d in members)))
+            findings.append(Finding(found, [c for d in members for c in by_decision[d]]))
+        return findings
+
+    def changed_names(self) -> set[str]:
+        names = set()
+        for entry in self.report.added + self.report.removed + self.report.changed:
+            kind, name = entry.split(" ")[:2]
+            names.add(f"{kind} {name}")
+        return names
+
+    def cone(self, rule_name: str) -> set[str]:
+        """The declarations a rule's decision reads, in both rule sets."""
+        found: set[str] = {f"rule {rule_name}"}
+        for spec in (self.spec_a, self.spec_b):
+            rule = spec.rules.get(rule_name)
+            if rule is not None:
+                _reads(spec, rule, found)
+        return found
+
+    # -- the differences ----------------------------------------------------------------------
+    def legality(self, kind: str) -> None:
+        legal_a, win_a, rules_a = self.tr_a.legal(kind)
+        legal_b, win_b, rules_b = self.tr_b.legal(kind)
+        context = self.situation.move_shape(kind) + [kind_context(self.situation, self.sites_a, kind),
+                                                     kind_context(self.situation, self.sites_b, kind)]
+        for model, (wa, wb) in self.classes(context + [legal_a != legal_b], [win_a, win_b], f"legal {kind}"):
+            ra, rb = _rule(rules_a, wa), _rule(rules_b, wb)
+            allowed = self.name_a if z3.is_true(model.eval(legal_a, model_completion=True)) else self.name_b
+            refused = self.name_b if allowed == self.name_a else self.name_a
+            message = f"{kind} is legal in {allowed} and refused in {refused}: " \
+                      f"{self.name_a} decides by {_name(ra)}, {self.name_b} by {_name(rb)}"
+            self.add(f"legal {kind}", message, ra, rb, model, kind)
+
+    def fire(self) -> None:
+        roles = []
+        for spec in (self.spec_a, self.spec_b):
+            for rule in spec.fire_rules():
+                if not isinstance(rule.body.role, ast.NoneLit) and expr_text(rule.body.role) not in roles:
+                    roles.append(expr_text(rule.body.role))
+        context = [resolve_context(self.situation, self.spec_a), resolve_context(self.situation, self.spec_b)]
+        outcomes = {}
+        for role in roles:
+            side = {}
+            for name, tr in ((self.name_a, self.tr_a), (self.name_b, self.tr_b)):
+                winner, rules = tr.fire(role)
+                fires, user, rank, card = z3.BoolVal(False), z3.IntVal(NONE), z3.IntVal(0), z3.IntVal(NONE)
+                for index, rule in enumerate(rules):
+                    if isinstance(rule.body.role, ast.NoneLit):
+                        continue
+                    chosen = winner == index
+                    fires = z3.Or(fires, chosen)
+                    user = z3.If(chosen, tr.expr(rule.body.user), user)
+                    rank = z3.If(chosen, rule.body.rank, rank)
+                    card = z3.If(chosen, tr.expr(rule.body.role), card)
+                powered = z3.And(fires, self.tr_a.card_attr(card, "power") != NONE)
+                side[name] = (winner, rules, powered, user, rank)
+            outcomes[role] = side
+            (wa, ra, fa, ua, _), (wb, rb, fb, ub, _) = side[self.name_a], side[self.name_b]
+            differ = z3.Or(fa != fb, z3.And(fa, fb, ua != ub))
+            for model, (xa, xb) in self.classes(context + [differ], [wa, wb], f"fire {role}"):
+                fired_a = z3.is_true(model.eval(fa, model_completion=True))
+                fired_b = z3.is_true(model.eval(fb, model_completion=True))
+                if fired_a != fired_b:
+                    message = f"the power of {role} fires in {self.name_a if fired_a else self.name_b} only"
+                else:
+                    message = f"the power of {role} is played by different players"
+                self.add(f"fire {role}", message, _rule(ra, xa), _rule(rb, xb), model)
+        for i, x in enumerate(roles):
+            for y in roles[i + 1:]:
+                (wax, rax, fax, _, kax), (wbx, rbx, fbx, _, kbx) = outcomes[x][self.name_a], outcomes[x][self.name_b]
+                (way, ray, fay, _, kay), (wby, rby, fby, _, kby) = outcomes[y][self.name_a], outcomes[y][self.name_b]
+                differ = z3.And(fax, fay, fbx, fby, (kax < kay) != (kbx < kby))
+                winners = [wax, way, wbx, wby]
+                for model, (a1, a2, b1, b2) in self.classes(context + [differ], winners, f"order of {x} and {y}"):
+                    first_a = x if model.eval(kax < kay, model_completion=True) else y
+                    first_b = x if model.eval(kbx < kby, model_completion=True) else y
+                    message = f"the powers of {x} and {y} come in a different order: {self.name_a} plays " \
+                              f"{first_a} first, {self.name_b} plays {first_b} first"
+                    self.add(f"order {x} / {y}", message, [_rule(rax, a1), _rule(ray, a2)],
+                             [_rule(rbx, b1), _rule(rby, b2)], model)
+                    # an order changes with the ranks: the rules whose rank differs are the cause
+                    pairs = [(_rule(rax, a1), _rule(rbx, b1)), (_rule(ray, a2), _rule(rby, b2))]
+                    self.report.differences[-1].causes = {
+                        f"rule {r.name}" for ra_, rb_ in pairs for r in (ra_, rb_)
+                        if r is not None and (ra_ is None or rb_ is None or ra_.body.rank != rb_.body.rank)}
+
+    def value(self, name: str) -> None:
+        decl = self.spec_a.decisions[name]
+        args = [self.situation._fresh(f"diff_{name}_{p.name}", p.type) for p in decl.params]
+        context = []
+        for param, arg in zip(decl.params, args):
+            context += self.situation._range(arg, param.type)
+            if param.type.name == "player":
+                context.append(arg >= 0)
+        value_a, value_b = self.tr_a.decision(name, args), self.tr_b.decision(name, args)
+        win_a, rules_a = self.tr_a.decision_winner(name, args)
+        win_b, rules_b = self.tr_b.decision_winner(name, args)
+        differ = z3.Not(self.tr_a.equal(value_a, value_b, decl.type))
+        for model, (wa, wb) in self.classes(context + [differ], [win_a, win_b], f"value {name}"):
+            shown = ", ".join(f"{p.name} = {_show(model, a)}" for p, a in zip(decl.params, args))
+            message = f"{name}({shown}) is {_show(model, value_a)} in {self.name_a} and " \
+                      f"{_show(model, value_b)} in {self.name_b}"
+            self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
+
+    def add(self, decision: str, message: str, ra, rb, model, kind: str | None = None) -> None:
+        rules_a = [RuleInfo.of(r) for r in (ra if isinstance(ra, list) else [ra]) if r is not None]
+        rules_b = [RuleInfo.of(r) for r in (rb if isinstance(rb, list) else [rb]) if r is not None]
+        self.report.differences.append(Difference(decision, message, {self.name_a: rules_a, self.name_b: rules_b},
+                                                  describe_model(self.situation, model, kind), kind, model=model))
+
+    def text_changes(self) -> None:
+        def table(spec: Spec) -> dict:
+            out = {}
+            for kind, items in (("rule", spec.rules), ("define", spec.defines), ("claim", spec.claims),
+                                ("card", spec.cards), ("var", {**spec.vars, **spec.player_vars}),
+                                ("procedure", spec.procedures), ("power", spec.powers),
+                                ("on", spec.handlers), ("decision", spec.decisions), ("enum", spec.enums),
+                                ("invariant", spec.invariants)):
+                for name, decl in items.items():
+                    out[(kind, name)] = (declaration(decl), decl)
+            return out
+        a, b = table(self.spec_a), table(self.spec_b)
+        for key in a:
+            if key not in b:
+                self.report.removed.append(f"{key[0]} {key[1]} ({a[key][1].loc})")
+            elif a[key][0] != b[key][0]:
+                self.report.changed.append(f"{key[0]} {key[1]} ({a[key][1].loc} -> {b[key][1].loc})")
+        for key in b:
+            if key not in a:
+                self.report.added.append(f"{key[0]} {key[1]} ({b[key][1].loc})")
+
+
+def _reads(spec: Spec, item, found: set) -> None:
+    exprs = []
+    if isinstance(item, ast.RuleDecl):
+        exprs = [item.when] + ([item.body.value] if isinstance(item.body, ast.Value) else []) + \
+            ([item.body.role, item.body.user] if isinstance(item.body, ast.Fire) else [])
+    elif isinstance(item, ast.DefineDecl):
+        exprs = [item.body]
+    stack = [e for e in exprs if e is not None]
+    while stack:
+        e = stack.pop()
+        ref = getattr(e, "ref", None)
+        if ref and ref[0] == "define" and f"define {e.name}" not in found:
+            found.add(f"define {e.name}")
+            _reads(spec, spec.defines[e.name], found)
+        elif ref and ref[0] == "decision" and f"decision {e.name}" not in found:
+            found.add(f"decision {e.name}")
+            for rule in spec.value_rules(e.name):
+                found.add(f"rule {rule.name}")
+                _reads(spec, rule, found)
+        elif ref and ref[0] == "var":
+            found.add(f"var {e.name}")
+        for name in ("obj", "operand", "left", "right", "domain", "body", "cond", "then", "other"):
+            child = getattr(e, name, None)
+            if isinstance(child, ast.Expr):
+                stack.append(child)
+        for name in ("args", "items"):
+            stack.extend(getattr(e, name, None) or [])
+
+
+def _rule(rules: list, index: int):
+    return rules[index] if 0 <= index < len(rules) else None
+
+
+def _name(rule) -> str:
+    return rule.name if rule is not None else "no rule (undecided)"
+
+
+def _show(model, value) -> str:
+    from .symbolic import RefV, SlotV
+    if isinstance(value, SlotV):
+        return f"slot({model.eval(value.p, model_completion=True)}.{model.eval(value.n, model_completion=True)})"
+    if isinstance(value, RefV):
+        return "reference"
+    return str(model.eval(value, model_completion=True))
+
+
+def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
+         timeout_ms: int = DEFAULT_TIMEOUT_MS) -> DiffReport:
+    return Differ(a, b, edition, bounds, timeout_ms).run()

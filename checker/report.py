@@ -1,0 +1,103 @@
+"""Text output of `check` and `diff` for a rules author (JSON output is the reports' as_json)."""
+from __future__ import annotations
+
+from .check import Finding, Report, RuleInfo
+from .diff import DiffReport
+
+
+def witness_line(witness: dict | None) -> str:
+    if not witness:
+        return ""
+    parts = [" ".join(f"{name} [{', '.join(cards)}]" for name, cards in witness["layouts"].items())]
+    parts.append(f"active {witness['active']}")
+    if "move" in witness:
+        parts.append(f"move {witness['move']}")
+    ref = witness.get("reference")
+    if ref:
+        parts.append(f"reference {ref['card']} ({ref['how']}{' by ' + ref['by'] if ref['by'] else ''}"
+                     f"{', open' if ref['open'] else ''})")
+    if witness.get("held"):
+        parts.append(f"held {', '.join(witness['held'])}")
+    if witness.get("power"):
+        parts.append(f"power {witness['power']} used by {witness['user']}")
+    notable = {k: v for k, v in witness.get("vars", {}).items() if v not in (None, False, 0)}
+    if notable:
+        parts.append("vars " + ", ".join(f"{k}={_value(v)}" for k, v in notable.items()))
+    for name, values in witness.get("player_vars", {}).items():
+        parts.append(f"{name} " + ", ".join(f"{p}={v}" for p, v in values.items()))
+    if witness.get("moved_by_powers"):
+        parts.append("moved by powers " + ", ".join(f"{slot} (turn {m['turn']}, by {m['by']})"
+                                                    for slot, m in witness["moved_by_powers"].items()) +
+                     f"; turn {witness['turn']}")
+    if witness.get("changed_by_others"):
+        parts.append("changed by others this action: " + ", ".join(witness["changed_by_others"]))
+    return " | ".join(parts)
+
+
+def _value(value) -> str:
+    if isinstance(value, dict):
+        return f"{value.get('card')} ({value.get('how')} by {value.get('by')})"
+    return str(value)
+
+
+def rule_lines(rule: RuleInfo, indent: str = "    ") -> list[str]:
+    lines = [f"{indent}{rule.name}  [{rule.level}, layer {rule.layer}]  {rule.loc}"]
+    lines += [f"{indent}  {cite}" for cite in rule.cites]
+    return lines
+
+
+def finding_lines(finding: Finding) -> list[str]:
+    lines = [f"  {finding.kind.upper()} {finding.decision}: {finding.message}"]
+    for rule in finding.rules:
+        lines += rule_lines(rule)
+    if finding.witness:
+        lines.append(f"    witness: {witness_line(finding.witness)}")
+    if finding.query and finding.kind == "unknown":
+        lines.append(f"    query: {finding.query}")
+    return lines
+
+
+def check_text(report: Report, layers: list[str]) -> str:
+    lines = [f"check {report.variant} (layers {', '.join(layers)}; edition {report.edition}"
+             + (f", assumed: {', '.join(report.assumed)}" if report.assumed else "") + ")",
+             f"  tables: {report.bounds}"]
+    statuses = [status for _, status, _ in report.claims]
+    summary = ", ".join(f"{statuses.count(s)} {word}" for s, word in
+                        (("holds", "hold"), ("fails", "fail"), ("unknown", "unknown")) if statuses.count(s))
+    lines.append(f"  claims: {summary or 'none'}")
+    for name, status, loc in report.claims:
+        lines.append(f"    {status:8} {name}  ({loc})")
+    if report.findings:
+        lines.append(f"  findings: {len(report.findings)}")
+        for finding in report.findings:
+            lines += finding_lines(finding)
+    else:
+        lines.append("  findings: none (no overlap, no gap, no dead rule)")
+    lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
+    return "\n".join(lines)
+
+
+def diff_text(report: DiffReport) -> str:
+    a, b = report.a, report.b
+    lines = [f"diff {a} {b}", f"  tables: {report.bounds}"]
+    for title, items in (("only in " + b, report.added), ("only in " + a, report.removed),
+                         ("changed", report.changed)):
+        if items:
+            lines.append(f"  {title}: {len(items)}")
+            lines += [f"    {item}" for item in items]
+    lines.append(f"  differences: {len(report.findings)}")
+    for number, finding in enumerate(report.findings, start=1):
+        lines.append(f"  {number}. {finding.title}  (from {', '.join(c.split(' ', 1)[1] for c in finding.causes)})")
+        for item in finding.classes:
+            lines.append(f"     - {item.message}")
+            for side, rules in item.rules.items():
+                for rule in rules:
+                    lines.append(f"         {side}: {rule.name}  {rule.loc}")
+                    lines += [f"           {cite}" for cite in rule.cites]
+            lines.append(f"         witness: {witness_line(item.witness)}")
+            if item.scenario:
+                lines.append(f"         scenario: {item.scenario}")
+    for unknown in report.unknown:
+        lines.append(f"  UNKNOWN {unknown}")
+    lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
+    return "\n".join(lines)

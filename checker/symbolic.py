@@ -1,0 +1,356 @@
+"""The symbolic situation: the same nouns the interpreter's state has, as Z3 terms.
+
+A situation is one moment of a round: the table (players, slots and their cards,
+what powers moved this turn), the spec's variables, the current reference, the
+move being judged (actor, targets, chosen player), the power being played.
+Tables are bounded (players, slots per player, held cards); the bounds are
+printed with every result. `constraints()` say what a well-formed table is;
+the spec's `invariant`s and the ask sites (sites.py) narrow it further.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import z3
+
+from baobei.dsl import ast, schema
+from baobei.dsl.edition import Edition
+from baobei.dsl.model import Spec
+
+NONE = -1
+
+
+@dataclass(frozen=True)
+class Bounds:
+    players: int = 6
+    slots: int = 6
+    held: int = 2
+
+    def __str__(self) -> str:
+        return f"2 to {self.players} players, up to {self.slots} slots each, up to {self.held} held cards"
+
+
+class SlotV:
+    """A slot value: (player index, slot number), none is (-1, 0)."""
+
+    __slots__ = ("p", "n")
+
+    def __init__(self, p, n):
+        self.p = p
+        self.n = n
+
+
+class RefV:
+    __slots__ = ("card", "how", "by", "open")
+
+    def __init__(self, card, how, by, open_):
+        self.card = card
+        self.how = how
+        self.by = by
+        self.open = open_
+
+
+class ListV:
+    """A bounded list: (guard, element) pairs; an element exists when its guard holds."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = items
+
+
+def none_slot() -> SlotV:
+    return SlotV(z3.IntVal(NONE), z3.IntVal(0))
+
+
+class Indexes:
+    """Card ids, families, powers and enum values as integers (none is -1)."""
+
+    def __init__(self, spec: Spec):
+        self.cards = list(spec.cards)
+        self.families = list(spec.families)
+        self.powers = list(spec.powers)
+        self.enums = {name: list(decl.values) for name, decl in spec.enums.items()}
+        self.card = {name: i for i, name in enumerate(self.cards)}
+        self.family = {name: i for i, name in enumerate(self.families)}
+        self.power = {name: i for i, name in enumerate(self.powers)}
+        self.enum_value = {value: i for values in self.enums.values() for i, value in enumerate(values)}
+
+    def size(self, type_name: str) -> int | None:
+        if type_name == "card":
+            return len(self.cards)
+        if type_name == "family":
+            return len(self.families)
+        if type_name == "power":
+            return len(self.powers)
+        if type_name in self.enums:
+            return len(self.enums[type_name])
+        return None
+
+
+class Situation:
+    """Z3 variables for one moment of a round. `tag` keeps two situations apart."""
+
+    def __init__(self, spec: Spec, edition: Edition, bounds: Bounds = Bounds(), tag: str = ""):
+        self.spec = spec
+        self.edition = edition
+        self.bounds = bounds
+        self.ix = Indexes(spec)
+        t = tag
+        P, S, H = bounds.players, bounds.slots, bounds.held
+        I = z3.Int
+        self.np = I(f"{t}players")
+        self.ns = [I(f"{t}slots_{i}") for i in range(P)]
+        self.card = [[I(f"{t}card_{i}_{j + 1}") for j in range(S)] for i in range(P)]
+        self.mturn = [[I(f"{t}moved_turn_{i}_{j + 1}") for j in range(S)] for i in range(P)]
+        self.mseq = [[I(f"{t}moved_sequence_{i}_{j + 1}") for j in range(S)] for i in range(P)]
+        self.mby = [[I(f"{t}moved_by_{i}_{j + 1}") for j in range(S)] for i in range(P)]
+        self.changed = [z3.Bool(f"{t}changed_{i}") for i in range(P)]
+        self.active, self.actor, self.user, self.chosen = I(f"{t}active"), I(f"{t}actor"), I(f"{t}user"), I(f"{t}chosen")
+        self.power = I(f"{t}power")
+        self.first = I(f"{t}first")
+        self.tc = I(f"{t}target_count")
+        self.targets = [SlotV(I(f"{t}target{k}_player"), I(f"{t}target{k}_number")) for k in range(2)]
+        self.hc = I(f"{t}held_count")
+        self.held = [I(f"{t}held_{k}") for k in range(H)]
+        self.ref = RefV(I(f"{t}ref_card"), I(f"{t}ref_how"), I(f"{t}ref_by"), z3.Bool(f"{t}ref_open"))
+        self.ints = {name: I(f"{t}{name}") for name in ("turn", "sequence", "deck_size", "discard_size", "under_size",
+                                                        "threshold", "edition_deal")}
+        self.tiebreak = z3.Bool(f"{t}tiebreak")
+        self._reads: dict = {}
+        self.vars = {name: self._fresh(f"{t}{name}", decl.type) for name, decl in spec.vars.items()}
+        self.pvars = {name: [self._fresh(f"{t}{name}_{i}", decl.type) for i in range(P)]
+                      for name, decl in spec.player_vars.items()}
+
+    def _fresh(self, name: str, type_: ast.Type):
+        if type_.name == "int":
+            return z3.Int(name)
+        if type_.name == "bool":
+            return z3.Bool(name)
+        if type_.name == "slot":
+            return SlotV(z3.Int(name + "_player"), z3.Int(name + "_number"))
+        if type_.name == "reference":
+            return RefV(z3.Int(name + "_card"), z3.Int(name + "_how"), z3.Int(name + "_by"), z3.Bool(name + "_open"))
+        if type_.name == "list":
+            raise ValueError("list variables are not supported by the checker")
+        return z3.Int(name)
+
+    # -- well-formed tables --------------------------------------------------------------
+    def constraints(self) -> list:
+        B, ix = self.bounds, self.ix
+        P, S = B.players, B.slots
+        c = [self.np >= 2, self.np <= P]
+        for i in range(P):
+            c += [self.ns[i] >= 0, self.ns[i] <= S, z3.Implies(self.np <= i, self.ns[i] == 0)]
+            c.append(z3.Implies(self.changed[i], self.np > i))
+            for j in range(S):
+                card = self.card[i][j]
+                c += [card >= NONE, card < len(ix.cards), z3.Implies(self.ns[i] <= j, card == NONE)]
+                c += [self.mby[i][j] >= NONE, self.mby[i][j] < self.np]
+                c += [self.mturn[i][j] >= -1, self.mturn[i][j] <= self.ints["turn"],
+                      self.mseq[i][j] >= -1, self.mseq[i][j] <= self.ints["sequence"]]
+                c.append(z3.Implies(card == NONE, z3.And(self.mturn[i][j] == -1, self.mseq[i][j] == -1,
+                                                         self.mby[i][j] == NONE)))
+        for name in ("turn", "sequence", "deck_size", "discard_size", "under_size"):
+            c.append(self.ints[name] >= 0)
+        c.append(self.ints["threshold"] == self._by_players(self.edition.threshold))
+        c.append(self.ints["edition_deal"] == self._by_players(self.edition.deal))
+        c += [self.active >= 0, self.active < self.np, self.actor >= 0, self.actor < self.np,
+              self.first >= 0, self.first < self.np, self.user >= NONE, self.user < self.np,
+              self.chosen >= NONE, self.chosen < self.np,
+              self.power >= NONE, self.power < len(ix.powers), (self.power == NONE) == (self.user == NONE)]
+        c += [self.tc >= 0, self.tc <= 2]
+        for k, slot in enumerate(self.targets):
+            c.append(z3.If(self.tc <= k, z3.And(slot.p == NONE, slot.n == 0),
+                           z3.And(slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= S + 1)))
+        c += [self.hc >= 0, self.hc <= B.held]
+        for k, held in enumerate(self.held):
+            c.append(z3.If(self.hc <= k, held == NONE, z3.And(held >= 0, held < len(ix.cards))))
+        c += self._ref_range(self.ref)
+        for name, decl in self.spec.vars.items():
+            c += self._range(self.vars[name], decl.type)
+        for name, decl in self.spec.player_vars.items():
+            for i, value in enumerate(self.pvars[name]):
+                c += self._range(value, decl.type)
+        c += self._deck_counts()
+        return c
+
+    def _by_players(self, table: dict[int, int]):
+        expr = z3.IntVal(table.get(2, 0))
+        for players in range(3, self.bounds.players + 1):
+            expr = z3.If(self.np == players, table.get(players, 0), expr)
+        return expr
+
+    def _range(self, value, type_: ast.Type) -> list:
+        if isinstance(value, SlotV):
+            return [z3.Or(z3.And(value.p == NONE, value.n == 0),
+                          z3.And(value.p >= 0, value.p < self.np, value.n >= 1, value.n <= self.bounds.slots + 1))]
+        if isinstance(value, RefV):
+            return self._ref_range(value)
+        if type_.name == "player":
+            return [value >= NONE, value < self.np]
+        size = self.ix.size(type_.name)
+        if size is not None:
+            return [value >= NONE, value < size]
+        return []
+
+    def _ref_range(self, ref: RefV) -> list:
+        how = len(self.ix.enums[schema.HOW_ENUM])
+        return [ref.card >= NONE, ref.card < len(self.ix.cards), ref.how >= NONE, ref.how < how,
+                ref.by >= NONE, ref.by < self.np,
+                z3.Implies(ref.how == NONE, z3.And(ref.card == NONE, ref.by == NONE, z3.Not(ref.open)))]
+
+    def _deck_counts(self) -> list:
+        """No more cards of an id on the table than the edition's deck holds."""
+        counts = []
+        for name, index in self.ix.card.items():
+            copies = [z3.If(self.card[i][j] == index, 1, 0) for i in range(self.bounds.players)
+                      for j in range(self.bounds.slots)]
+            copies += [z3.If(held == index, 1, 0) for held in self.held]
+            counts.append(z3.Sum(copies) <= self.edition.deck.get(name, 0))
+        return counts
+
+    # -- the move being judged -------------------------------------------------------------
+    def move_shape(self, kind: str) -> list:
+        """What the notation lets a move of this kind name."""
+        from baobei.interpreter.moves import SHAPES
+        shape, counts = SHAPES[kind]
+        c = [z3.Or([self.tc == n for n in counts])]
+        if shape != "player":
+            c.append(self.chosen == NONE)
+        else:
+            c.append(self.chosen >= 0)
+        for k, slot in enumerate(self.targets):
+            exists = self.slot_exists(slot)
+            if shape == "own":
+                c.append(z3.Implies(self.tc > k, slot.p == self.actor))
+            if kind == "place":
+                c.append(z3.Implies(self.tc > k, z3.Or(exists, slot.n == self.slot_count(slot.p) + 1)))
+            else:
+                c.append(z3.Implies(self.tc > k, exists))
+        return c
+
+    # -- reading the table -----------------------------------------------------------------
+    def slot_count(self, p):
+        if z3.is_int_value(p):
+            i = p.as_long()
+            return self.ns[i] if 0 <= i < self.bounds.players else z3.IntVal(0)
+        expr = z3.IntVal(0)
+        for i in range(self.bounds.players):
+            expr = z3.If(p == i, self.ns[i], expr)
+        return expr
+
+    def slot_exists(self, slot: SlotV):
+        return z3.And(slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= self.slot_count(slot.p))
+
+    def at(self, slot: SlotV, table, default):
+        """table[i][j] at the slot (default where there is none)."""
+        if z3.is_int_value(slot.p) and z3.is_int_value(slot.n):
+            i, n = slot.p.as_long(), slot.n.as_long()
+            if 0 <= i < self.bounds.players and 1 <= n <= self.bounds.slots:
+                return z3.If(self.ns[i] >= n, table[i][n - 1], default)
+            return z3.IntVal(default) if isinstance(default, int) else default
+        key = (slot.p.get_id(), slot.n.get_id(), id(table))
+        if key not in self._reads:
+            expr = default
+            for i in range(self.bounds.players):
+                for j in range(self.bounds.slots):
+                    expr = z3.If(z3.And(slot.p == i, slot.n == j + 1, self.ns[i] > j), table[i][j], expr)
+            self._reads[key] = expr
+        return self._reads[key]
+
+    def player_slots(self, p) -> ListV:
+        items = []
+        if z3.is_int_value(p):
+            i = p.as_long()
+            if 0 <= i < self.bounds.players:
+                items = [(self.ns[i] > j, SlotV(z3.IntVal(i), z3.IntVal(j + 1))) for j in range(self.bounds.slots)]
+            return ListV(items)
+        for i in range(self.bounds.players):
+            for j in range(self.bounds.slots):
+                items.append((z3.And(p == i, self.ns[i] > j), SlotV(z3.IntVal(i), z3.IntVal(j + 1))))
+        return ListV(items)
+
+    def all_slots(self) -> ListV:
+        return ListV([(self.ns[i] > j, SlotV(z3.IntVal(i), z3.IntVal(j + 1)))
+                      for i in range(self.bounds.players) for j in range(self.bounds.slots)])
+
+    def players(self) -> ListV:
+        return ListV([(self.np > i, z3.IntVal(i)) for i in range(self.bounds.players)])
+
+    def order(self) -> ListV:
+        items = []
+        for k in range(self.bounds.players):
+            seat = z3.If(self.first + k < self.np, self.first + k, self.first + k - self.np)
+            items.append((self.np > k, seat))
+        return ListV(items)
+
+    def player_var(self, name: str, p, default):
+        if z3.is_int_value(p):
+            i = p.as_long()
+            return self.pvars[name][i] if 0 <= i < self.bounds.players else default
+        expr = default
+        for i, value in enumerate(self.pvars[name]):
+            expr = _ite(p == i, value, expr)
+        return expr
+
+
+def _ite(cond, a, b):
+    if isinstance(a, SlotV):
+        return SlotV(z3.If(cond, a.p, b.p), z3.If(cond, a.n, b.n))
+    if isinstance(a, RefV):
+        return RefV(z3.If(cond, a.card, b.card), z3.If(cond, a.how, b.how), z3.If(cond, a.by, b.by),
+                    z3.If(cond, a.open, b.open))
+    return z3.If(cond, a, b)
+
+
+ite = _ite
+
+
+def smallness(situation: Situation) -> tuple[list[list], list]:
+    """For witnesses a person can read: table sizes to try, smallest first, and wishes
+    (variables at their initial values, no card moved by a power) to keep where possible."""
+    s = situation
+    wishes = []
+    for name, decl in s.spec.vars.items():
+        init = decl.init
+        value = s.vars[name]
+        if isinstance(value, (SlotV, RefV)):
+            if isinstance(init, ast.NoneLit):
+                wishes.append(value.p == NONE if isinstance(value, SlotV) else value.how == NONE)
+            continue
+        if isinstance(init, ast.NoneLit):
+            wishes.append(value == NONE)
+        elif isinstance(init, (ast.BoolLit, ast.IntLit)):
+            wishes.append(value == init.value)
+    wishes += [s.mturn[i][j] == -1 for i in range(s.bounds.players) for j in range(s.bounds.slots)]
+    wishes += [s.hc == 0]
+    tables = []
+    for players, slots in ((2, 3), (3, 3), (3, 4), (4, 5)):
+        if players <= s.bounds.players:
+            tables.append([s.np <= players] + [n <= slots for n in s.ns])
+    return tables + [[]], wishes
+
+
+def small_model(base: list, assertions: list, situation: Situation, timeout_ms: int = 2000):
+    """A model of base + assertions on the smallest table, keeping as many wishes as Z3 can
+    (unsatisfiable wishes are dropped by their unsat core). None when there is no model."""
+    tables, wishes = smallness(situation)
+    for table in tables:
+        solver = z3.Solver()
+        solver.set("timeout", timeout_ms)
+        solver.add(*base, *assertions, *table)
+        flags = [z3.Bool(f"wish_{i}") for i in range(len(wishes))]
+        solver.add(*[z3.Implies(f, w) for f, w in zip(flags, wishes)])
+        active = list(flags)
+        for _ in range(8):
+            result = solver.check(*active)
+            if result == z3.sat:
+                return solver.model()
+            if result != z3.unsat:
+                break
+            core = {str(c) for c in solver.unsat_core()}
+            if not core:
+                break
+            active = [f for f in active if str(f) not in core]
+    return None
