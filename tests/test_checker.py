@@ -1,0 +1,137 @@
+"""The Z3 checker: what it proves, what it finds, and that an undecided query is never a pass."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from baobei.checker.check import check
+from baobei.checker.diff import diff
+from baobei.checker.symbolic import Bounds
+from baobei.cli import main
+from baobei.dsl.loader import load_config, load_edition_for, load_spec
+
+from conftest import edit
+
+SMALL = Bounds(players=3, slots=4)
+
+
+def checked(config, variant, bounds=SMALL, timeout_ms=20_000):
+    spec = load_spec(config, variant)
+    return check(spec, load_edition_for(config, spec), variant, bounds, timeout_ms)
+
+
+@pytest.mark.parametrize("variant", ["fr", "de"])
+def test_the_editions_have_no_finding_and_every_claim_holds(config, variant):
+    report = checked(config, variant)
+    assert report.findings == []
+    assert len(report.claims) >= 20
+    assert {status for _, status, _ in report.claims} == {"holds"}
+    names = {name for name, _, _ in report.claims}
+    for claim in ("score.negative_bao_always_succeeds", "score.bao_failure_at_least_5",
+                  "score.bao_success_at_most_0", "score.tie_fails_bao", "score.zero_cards_count_zero",
+                  "pluck.removed_card_never_opens_a_pluck", "pluck.shown_card_never_opens_a_pluck",
+                  "bao.shield_stops_opponent_plucks"):
+        assert claim in names
+
+
+def test_a_contradictory_rule_is_an_overlap_with_its_location(spec_copy):
+    path = spec_copy / "core" / "pluck.bao"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + '\nrule pluck.not_on_own_draw\n  assumed "a contradiction for the test"\n'
+                           '  refuse pluck when reference.how == drawn\n', encoding="utf-8")
+    report = checked(load_config(spec=str(spec_copy)), "fr")
+    overlaps = [f for f in report.findings if f.kind == "overlap"]
+    assert overlaps and all(f.decision == "legal pluck" for f in overlaps)
+    names = {r.name for f in overlaps for r in f.rules}
+    assert "pluck.not_on_own_draw" in names and "pluck.on_own_draw" in names
+    added = [r for f in overlaps for r in f.rules if r.name == "pluck.not_on_own_draw"][0]
+    assert added.loc.endswith(f"pluck.bao:{len(text.splitlines()) + 2}:1")
+    witness = overlaps[0].witness
+    assert witness["reference"]["how"] == "drawn" and witness["move"].split(":")[1].strip().startswith("pluck")
+
+
+def test_a_rule_that_can_never_apply_is_dead(spec_copy):
+    path = spec_copy / "core" / "round.bao"
+    path.write_text(path.read_text(encoding="utf-8") + '\nrule draw.by_nobody\n  assumed "never"\n'
+                    '  allow draw when actor != actor\n', encoding="utf-8")
+    report = checked(load_config(spec=str(spec_copy)), "de")
+    dead = [f for f in report.findings if f.kind == "dead"]
+    assert [r.name for f in dead for r in f.rules] == ["draw.by_nobody"]
+    assert "round.bao" in dead[0].rules[0].loc
+
+
+def test_a_missing_fallback_is_a_placement_gap(spec_copy):
+    edit(spec_copy / "de.bao", "rule place.new_slot_when_none_is_free",
+         "rule place.new_slot_when_none_is_free_but_never")
+    edit(spec_copy / "de.bao", "allow place when target.new and not (any s in actor.slots: s.empty)",
+         "allow place when target.new and false")
+    report = checked(load_config(spec=str(spec_copy)), "de")
+    gaps = [f for f in report.findings if f.kind == "gap" and f.decision == "legal place"]
+    assert gaps, [f.message for f in report.findings]
+    layout = gaps[0].witness["layouts"]
+    mover = gaps[0].witness["move"].split(":")[0]
+    assert "_" not in layout[mover]
+
+
+def test_an_edition_with_two_negative_cards_breaks_the_claim(spec_copy):
+    edit(spec_copy / "editions" / "standard.yaml", "golden_toucan: 1", "golden_toucan: 2")
+    report = checked(load_config(spec=str(spec_copy)), "fr")
+    failed = [name for name, status, _ in report.claims if status == "fails"]
+    assert failed == ["score.negative_bao_always_succeeds"]
+    finding = [f for f in report.findings if f.kind == "claim"][0]
+    layouts = finding.witness["layouts"]
+    assert sum(cards.count("golden_toucan") for cards in layouts.values()) == 2
+
+
+def test_an_undecided_query_is_reported_not_passed(config):
+    report = checked(config, "fr", Bounds(6, 6), timeout_ms=1)
+    unknown = [f for f in report.findings if f.kind == "unknown"]
+    assert unknown and not report.ok
+    assert all(f.query for f in unknown)
+
+
+def test_check_command_exit_codes_and_json(spec_copy, capsys):
+    code = main(["check", "--variant", "fr", "--players", "3", "--slots", "4", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["ok"] and data["variants"][0]["variant"] == "fr"
+    assert data["variants"][0]["assumed"] == ["deck", "threshold"]
+    path = spec_copy / "core" / "round.bao"
+    path.write_text(path.read_text(encoding="utf-8") + '\nrule draw.by_nobody\n  assumed "never"\n'
+                    '  allow draw when actor != actor\n', encoding="utf-8")
+    code = main(["check", "--variant", "fr", "--players", "3", "--slots", "4", "--spec", str(spec_copy)])
+    out = capsys.readouterr().out
+    assert code == 1 and "DEAD legal draw" in out and "draw.by_nobody" in out
+    (spec_copy / "fr.bao").write_text("layer fr\nrule\n", encoding="utf-8")
+    assert main(["check", "--variant", "fr", "--spec", str(spec_copy)]) == 2
+
+
+def test_diff_finds_every_difference_between_the_editions(config):
+    spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
+    report = diff(("fr", spec_fr), ("de", spec_de), load_edition_for(config, spec_fr), SMALL)
+    causes = {cause.split(" ", 1)[1] for finding in report.findings for cause in finding.causes}
+    assert causes == {"pluck.double.own_draw", "pluck.double.on_a_regular_discard", "place.new_slot",
+                      "place.freed_slot", "power.movement_limit.same_player_same_sequence",
+                      "power.movement_limit.whole_turn", "power.trigger.drawn_card_plucks",
+                      "power.trigger.first_removed", "power.trigger.drawn_then_discarded"}
+    assert len(report.findings) == 6
+    titles = [f.title for f in report.findings]
+    assert "legal pluck" in titles and "legal place" in titles
+    movement = [f for f in report.findings if "value limited" in f.title][0]
+    assert "legal swap" in movement.title and "legal replace" in movement.title
+    assert not report.unknown
+
+
+def test_making_de_like_fr_removes_that_difference(spec_copy):
+    edit(spec_copy / "de.bao", '''rule place.freed_slot
+  cite de "Der Besitzer legt sie auf einen durch eine entfernte Karte freigewordenen Platz, falls einer vorhanden ist. Gibt es mehrere freie Plätze, wählt er einen davon."
+  cite de "5. Legt diese unbekannte Strafkarte verdeckt auf einen bereits freien Platz eurer Wahl."
+  allow place when target.empty
+''', "")
+    edit(spec_copy / "de.bao", "allow place when target.new and not (any s in actor.slots: s.empty)",
+         "allow place when target.new")
+    config = load_config(spec=str(spec_copy))
+    spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
+    report = diff(("fr", spec_fr), ("de", spec_de), load_edition_for(config, spec_fr), SMALL)
+    titles = [f.title for f in report.findings]
+    assert "legal place" not in titles and len(report.findings) == 5
