@@ -99,6 +99,7 @@ class Round:
         self.strict = False                               # check every rule for conflicts
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
+        self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
         self._uid = 0
 
     # -- construction ---------------------------------------------------------------------
@@ -426,6 +427,13 @@ class Round:
         for args in self._form(actor, kind, arity, domain, ask):
             yield Move(actor, kind, (), args[0]) if player_shape else Move(actor, kind, args)
 
+    def brute_force_candidates(self, kind: str) -> list[Move]:
+        """Every move of this kind the notation can write, by every asked player (legal or not)."""
+        ask = self.pending
+        if ask is None:
+            return []
+        return [move for actor, asked in self._asked(ask) if asked == kind for move in self.candidates(actor, kind)]
+
     def brute_force_moves(self) -> list[Move]:
         """Every candidate the notation can write, judged one by one (for tests of the staged rules)."""
         ask = self.pending
@@ -457,10 +465,12 @@ class Round:
     # -- powers ------------------------------------------------------------------------------------
     def resolve_powers(self, F: Frame):
         fired = []
+        self.last_fired = []
         for role, fire in self.compiled.fire_groups:
             result = fire(self, F.C)
             if result is not None and result[0] is not None and result[0].power is not None and result[1] is not None:
                 fired.append(result)
+                self.last_fired.append((role, result[3].name, result[2]))
         if not fired:
             return None
         fired.sort(key=lambda item: item[2])

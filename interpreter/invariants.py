@@ -55,7 +55,7 @@ class Watch:
             for (owner, number), kind in known.items():
                 layout = rnd.players[owner].layout
                 card = layout[number - 1] if 0 < number <= len(layout) else None
-                if card is None or card.kind is not kind:
+                if card is None or card.kind != kind:
                     raise InvariantBroken(f"{where}: {player.name} believes {rnd.players[owner].name}.{number} "
                                           f"is {kind.name}, but it is {card.kind.name if card else 'empty'}")
 

@@ -21,11 +21,13 @@ from .table import EMPTY, round_from_table
 
 TABLE_KEYS = {"players", "layouts", "deck", "discard", "under_discard", "active", "totals", "bao", "shield",
               "recycles", "seed", "reshuffle"}
-TOP_KEYS = TABLE_KEYS | {"title", "variants", "steps", "expect"}
-STEP_KEYS = {"expect", "then", "variants"}
+# Project additions to the contract: `expect_variants` / `then_variants` (checks per variant),
+# a step's `variants` (played only under these), the check `waiting` (who is asked for what).
+TOP_KEYS = TABLE_KEYS | {"title", "variants", "steps", "expect", "expect_variants"}
+STEP_KEYS = {"expect", "then", "variants", "then_variants"}
 CHECK_KEYS = {"layouts", "discard_top", "discard", "deck", "deck_size", "active", "shown", "known", "unknown",
               "bao", "shield", "recycles", "final_phase", "round_over", "scores", "totals", "next_first",
-              "game_over", "winner", "tiebreak"}
+              "game_over", "winner", "tiebreak", "waiting"}
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Step:
     then: dict | None
     variants: list[str] | None
     loc: Loc
+    then_variants: dict | None = None
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Scenario:
     steps: list[Step]
     expect: dict | None
     doc: YamlDoc
+    expect_variants: dict | None = None
 
 
 @dataclass
@@ -99,8 +103,20 @@ def load_scenario(path: str | Path) -> Scenario:
     expect = data.get("expect")
     if expect is not None:
         _check_checks(expect, doc, ("expect",), players)
+    expect_variants = _per_variant(data.get("expect_variants"), doc, ("expect_variants",), players)
     title = data.get("title", Path(where).stem)
-    return Scenario(where, str(title), variants, {k: data[k] for k in TABLE_KEYS if k in data}, steps, expect, doc)
+    return Scenario(where, str(title), variants, {k: data[k] for k in TABLE_KEYS if k in data}, steps, expect, doc,
+                    expect_variants)
+
+
+def _per_variant(value, doc: YamlDoc, path: tuple, players: list[str]) -> dict | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ScenarioError(f"'{path[-1]}' maps variants to checks", doc.loc(*path))
+    for variant, checks in value.items():
+        _check_checks(checks, doc, path + (variant,), players)
+    return value
 
 
 def _keys(keys) -> str:
@@ -190,7 +206,8 @@ def _steps(value, doc: YamlDoc, players: list[str]) -> list[Step]:
         if variants is not None:
             if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
                 raise ScenarioError("a step's 'variants' is a list of variants", doc.loc("steps", index, "variants"))
-        steps.append(Step(index + 1, actor, move, expect == "illegal", then, variants, loc))
+        then_variants = _per_variant(item.get("then_variants"), doc, ("steps", index, "then_variants"), players)
+        steps.append(Step(index + 1, actor, move, expect == "illegal", then, variants, loc, then_variants))
     return steps
 
 
@@ -220,6 +237,10 @@ def _check_checks(checks, doc: YamlDoc, path: tuple, players: list[str]) -> None
             raise ScenarioError(f"'{key}' is '{value}', not one of the players", doc.loc(*here))
         if key in ("bao", "winner") and value is not None and value not in players:
             raise ScenarioError(f"'{key}' is '{value}', not one of the players", doc.loc(*here))
+        if key == "waiting" and not (isinstance(value, dict) and all(
+                (name in players or name == "anyone") and isinstance(kinds, list) for name, kinds in value.items())):
+            raise ScenarioError("'waiting' maps players (or anyone) to the moves they are asked for",
+                                doc.loc(*here))
 
 
 # ---- running ---------------------------------------------------------------------------------
@@ -275,14 +296,16 @@ def run_scenario(scenario: Scenario, rules: Rules) -> Result:
             failure = _play_step(rnd, step)
             if failure is None and step.then:
                 failure = compare(rnd, step.then, rules)
+            if failure is None and step.then_variants and rules.variant in step.then_variants:
+                failure = compare(rnd, step.then_variants[rules.variant], rules)
         except RuleRuntimeError as error:
             failure = f"the rules cannot go on: {error.message}"
         except ScenarioError:
             raise
         if failure:
             return Result(scenario, rules.variant, False, f"{label}: {failure}", step.index, rnd)
-    if scenario.expect:
-        failure = compare(rnd, scenario.expect, rules)
+    for checks in (scenario.expect, (scenario.expect_variants or {}).get(rules.variant)):
+        failure = compare(rnd, checks, rules) if checks else None
         if failure:
             return Result(scenario, rules.variant, False, f"after the last step: {failure}", None, rnd)
     return Result(scenario, rules.variant, True, "", None, rnd)
@@ -389,7 +412,19 @@ def observed(rnd: Round, key: str, rules: Rules):
         return player.name if player is not None else None
     if key == "tiebreak":
         return [p.name for p in rnd.order if ns["D_in_tiebreak"](rnd, C, p)]
+    if key == "waiting":
+        return waiting(rnd)
     raise KeyError(key)
+
+
+def waiting(rnd: Round) -> dict:
+    """Who the game waits for and which moves each is asked for (an ask of anyone: 'anyone')."""
+    found: dict[str, list[str]] = {}
+    if rnd.pending is not None:
+        for asker, kinds in rnd.pending.clauses:
+            name = "anyone" if asker is None else asker.name
+            found[name] = sorted(set(found.get(name, [])) | set(kinds))
+    return found
 
 
 def compare(rnd: Round, checks: dict, rules: Rules) -> str | None:
@@ -412,6 +447,8 @@ def compare(rnd: Round, checks: dict, rules: Rules) -> str | None:
             got = observed(rnd, key, rules)
             if key == "tiebreak":
                 same = sorted(got) == sorted(wanted)
+            elif key == "waiting":
+                same = {k: sorted(v) for k, v in got.items()} == {k: sorted(v) for k, v in wanted.items()}
             else:
                 same = got == wanted
             if not same:

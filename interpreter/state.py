@@ -10,9 +10,10 @@ import random
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True)
 class CardKind:
-    """A card id of the spec with its value, family and power."""
+    """A card id of the spec with its value, family and power. Equal by value, so that the
+    rules of one variant can judge the cards of a round played under another."""
 
     name: str
     value: int

@@ -1,0 +1,416 @@
+"""Witnesses as play: a difference found by Z3 turned into a scenario file that runs.
+
+From the witness table of a class (checker/diff.py) a few small tables are built;
+a short search plays the same moves under both variants until the class shows:
+a move of the class's kind legal in one variant and refused in the other, or, for
+powers, the two variants waiting for different players or moves after the same
+moves. When the same moves cannot show it (the two variants already part ways
+earlier), each variant is searched alone for a state where the other variant's
+rules judge the same move differently, and the file plays each variant's path.
+Every emitted file is run under both variants before it is kept.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import re
+import time
+from pathlib import Path
+
+import yaml
+
+from baobei.dsl.errors import BaobeiError
+from baobei.interpreter.engine import Ctx, IllegalMove, Round
+from baobei.interpreter.moves import Move, format_move
+from baobei.interpreter.rules import Rules
+from baobei.interpreter.scenario import load_scenario, run_scenario, waiting
+from baobei.interpreter.table import round_from_table
+
+from .diff import Difference, DiffReport
+
+NODE_BUDGET = 20000
+DEPTH = 8
+SECONDS_PER_CLASS = 8.0
+PER_FINDING = 3            # scenarios per finding at most: one per kind of situation is enough
+
+
+def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str) -> list[str]:
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for number, finding in enumerate(report.findings, start=1):
+        realised = 0
+        for index, item in enumerate(finding.classes, start=1):
+            if realised >= PER_FINDING:
+                break
+            scenario = realize(item, rules_a, rules_b)
+            if scenario is None:
+                continue
+            name = f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml"
+            path = out / name
+            path.write_text(_dump(scenario, item), encoding="utf-8")
+            if _passes(path, rules_a, rules_b):
+                item.scenario = str(path)
+                written.append(str(path))
+                realised += 1
+            else:  # never leave a witness that does not run
+                path.unlink()
+    return written
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60]
+
+
+def _passes(path: Path, rules_a: Rules, rules_b: Rules) -> bool:
+    try:
+        scenario = load_scenario(path)
+        return all(run_scenario(scenario, rules).passed for rules in (rules_a, rules_b))
+    except BaobeiError:
+        return False
+
+
+# ---- tables from a witness -------------------------------------------------------------------
+
+def tables(witness: dict, rules: Rules) -> list[dict]:
+    """Small tables that may contain the witness's situation, most likely first: its layouts,
+    the cards its variables mention in the draw pile and in the players' layouts, and, for a
+    power, its card to draw and a copy to pluck (powers come from draws and plucks)."""
+    players = list(witness["players"])
+    layouts = {name: list(cards) for name, cards in witness["layouts"].items()}
+    mentioned = _mentioned_cards(witness)
+    on_table = {card for cards in layouts.values() for card in cards}
+    fillers = [c for c in rules.spec.cards if c not in on_table and c not in mentioned and
+               rules.spec.cards[c].power is None and rules.edition.deck.get(c, 0) > 0]
+    discard = [fillers[-1]] if fillers else []
+
+    def table(deck_top: list[str], active: str, extra: dict[str, list[str]]) -> dict:
+        deck = list(dict.fromkeys(deck_top + mentioned)) + fillers[:5]
+        found = {"players": players, "layouts": {n: cards + extra.get(n, []) for n, cards in layouts.items()},
+                 "deck": deck, "discard": discard, "active": active}
+        bao = witness.get("vars", {}).get("bao")
+        if bao:
+            found["bao"] = bao
+            found["shield"] = bool(witness.get("vars", {}).get("shield"))
+        return found
+
+    variants = []
+    power = witness.get("power")
+    if power:
+        card = next((c for c, d in rules.spec.cards.items() if d.power == power), None)
+        if card:
+            for active in players:
+                for other in players:
+                    if other != active:
+                        variants.append(table([card], active, {other: [card]}))
+            variants.append(table([card], witness.get("user") or witness["active"], {}))
+    for top in dict.fromkeys(mentioned or [None]):
+        deck_top = [top] if top else []
+        rest = [c for c in mentioned if c != top]
+        variants.append(table(deck_top, witness["active"], {}))
+        for holder in players:
+            # the other cards named, and two cards like the top one: something to pluck with it
+            variants.append(table(deck_top, witness["active"], {holder: rest + ([top, top] if top else [])}))
+    return variants
+
+
+def _mentioned_cards(witness: dict) -> list[str]:
+    """Cards the witness's reference, held cards and variables name (repeats kept)."""
+    cards: list[str] = []
+    ref = witness.get("reference") or {}
+    if ref.get("card") and ref.get("how") not in (None, "setup"):
+        cards.append(ref["card"])
+    cards += witness.get("held", [])
+    for value in witness.get("vars", {}).values():
+        if isinstance(value, dict) and value.get("card"):
+            cards.append(value["card"])
+        elif isinstance(value, str) and "." not in value and value[:1].islower():
+            cards.append(value)
+    first = cards[:1]
+    return first + [c for c in cards[1:]]
+
+
+# ---- how close a state is to the witness ----------------------------------------------------------
+
+def _concrete(value):
+    from baobei.interpreter.state import CardKind, Player, Reference
+    if isinstance(value, Player):
+        return value.name
+    if isinstance(value, CardKind):
+        return value.name
+    if isinstance(value, Reference):
+        return {"card": value.card.name if value.card else None, "how": value.how,
+                "by": value.by.name if value.by else None}
+    if isinstance(value, tuple) and len(value) == 2:
+        return f"{value[0].name}.{value[1]}"
+    return value
+
+
+def closeness(rnd: Round, witness: dict) -> int:
+    """How many of the witness's notable facts hold in this state (guides the search)."""
+    score = 0
+    ref = witness.get("reference") or {}
+    if ref.get("how") not in (None, "setup"):
+        score += rnd.ref.how == ref["how"]
+        score += rnd.ref.card is not None and rnd.ref.card.name == ref.get("card")
+    for name, wanted in witness.get("vars", {}).items():
+        if wanted in (None, False, 0) or name not in rnd.vars:
+            continue
+        got = _concrete(rnd.vars[name])
+        if isinstance(wanted, dict) and isinstance(got, dict):
+            score += sum(got.get(k) == v for k, v in wanted.items() if k in ("card", "how", "by"))
+        else:
+            score += got == wanted
+    if witness.get("power") and rnd.pending is not None:
+        score += 2 * (rnd.pending.C.power == witness["power"])
+    if witness.get("moved_by_powers"):
+        score += any(c.moved_turn == rnd.turn for p in rnd.players for c in p.layout if c is not None)
+    return score
+
+
+# ---- the search --------------------------------------------------------------------------------
+
+def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    if item.decision.startswith("value "):
+        return None  # a decision read by others: its finding shows it through their witnesses
+    candidates = tables(item.witness, rules_a)
+    stop = time.perf_counter() + SECONDS_PER_CLASS
+    for table in candidates:  # the same moves in both variants: the best witness, tried first
+        found = _lockstep(table, rules_a, rules_b, item,
+                          min(stop, time.perf_counter() + (0.6 if item.kind is not None else 2.5)))
+        if found is not None:
+            return found
+    if item.kind is not None:
+        stop = time.perf_counter() + SECONDS_PER_CLASS
+        for table in candidates:
+            found = _split(table, rules_a, rules_b, item, min(stop, time.perf_counter() + 5.0))
+            if found is not None:
+                return found
+    return None
+
+
+def _replay(table: dict, rules: Rules, path: list[str]) -> Round | None:
+    from baobei.interpreter.moves import parse_move
+    try:
+        rnd = round_from_table(rules, table)
+        for text in path:
+            actor, move = text.split(": ", 1)
+            rnd.apply(parse_move(actor, move, rnd.by_name))
+    except (IllegalMove, BaobeiError):
+        return None
+    return rnd
+
+
+def _children(rnd: Round, kind: str | None) -> list[str]:
+    """The moves the search tries: everything legal but BAO, peeks and all but one give or
+    place; double plucks only where the class is about plucks."""
+    chosen: list[str] = []
+    once = set()
+    for move in rnd.legal_moves():
+        if move.kind in ("bao", "peek"):
+            continue
+        if move.kind in ("give", "place"):
+            if move.kind in once:
+                continue
+            once.add(move.kind)
+        if move.kind == "pluck" and len(move.targets) == 2 and kind != "pluck":
+            ref = rnd.ref.card
+            if ref is None or not all(rnd._slot_card(t) is not None and rnd._slot_card(t).kind.family == ref.family
+                                      for t in move.targets):
+                continue
+        chosen.append(str(move))
+    return chosen
+
+
+def _probe(a: Round, b: Round, item: Difference):
+    """What shows the class at this node: ('legal', move text, legal in a?) or ('waiting', wa, wb)
+    when the last resolution of powers fired the class's rules on each side."""
+    kind = item.kind
+    if a.pending is None or b.pending is None:
+        return None
+    if kind is None and not (_fired_as_in(a, item, 0) and _fired_as_in(b, item, 1)):
+        return None
+    if kind is not None:
+        ka = {str(m) for m in a.legal_moves() if m.kind == kind}
+        kb = {str(m) for m in b.legal_moves() if m.kind == kind}
+        if ka != kb:
+            move = sorted(ka - kb or kb - ka)[0]
+            return ("legal", move, move in ka)
+        return None
+    wa, wb = waiting(a), waiting(b)
+    if wa != wb:
+        return ("waiting", wa, wb)
+    return None
+
+
+def _fired_as_in(rnd: Round, item: Difference, side: int) -> bool:
+    """Whether the round's last resolution fired what the class says for this side: each role
+    of the class decided by the class's rule (a default rule: the role did not fire)."""
+    rules = list(item.rules.values())[side]
+    roles = [r.strip() for r in item.decision.split(" ", 1)[1].split("/")]
+    fired = {role: rule for role, rule, _ in rnd.last_fired}
+    for role, rule in zip(roles, rules):
+        if rule.level == "default":
+            if role in fired:
+                return False
+        elif fired.get(role) != rule.name:
+            return False
+    return bool(rnd.last_fired)
+
+
+def _best_first(start_score: int, expand, deadline: float):
+    """Paths in order of closeness to the witness, then length."""
+    counter = itertools.count()
+    heap = [(-start_score, 0, next(counter), [])]
+    nodes = 0
+    while heap and nodes < NODE_BUDGET and time.perf_counter() < deadline:
+        _, depth, _, path = heapq.heappop(heap)
+        nodes += 1
+        result = expand(path)
+        if isinstance(result, tuple):
+            return result
+        for score, child in result:
+            if len(child) <= DEPTH:
+                heapq.heappush(heap, (-score, len(child), next(counter), child))
+    return None
+
+
+def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, deadline: float):
+    kind = item.kind
+
+    def expand(path):
+        a, b = _replay(table, rules_a, path), _replay(table, rules_b, path)
+        if a is None or b is None:
+            return []
+        shown = _probe(a, b, item)
+        if shown is not None:
+            return ("found", shown, path)
+        if a.pending is None:
+            return []
+        legal_b = set(_children(b, kind))
+        score = closeness(a, item.witness)
+        return [(score, path + [text]) for text in _children(a, kind) if text in legal_b]
+    start = _replay(table, rules_a, [])
+    if start is None:
+        return None
+    found = _best_first(closeness(start, item.witness), expand, deadline)
+    if found is None:
+        return None
+    _, shown, path = found
+    return _scenario(table, rules_a, rules_b, path, shown)
+
+
+def _cross_legal(rnd: Round, other: Rules, move: Move) -> bool:
+    """The other variant's rules judging this move on this round's state."""
+    ask = rnd.pending
+    C = Ctx(move.actor, ask.C.user, ask.C.power, move.targets, move.chosen)
+    rule = other.program.compiled.legal[move.kind](rnd, C)
+    return rule is not None and rule.allow
+
+
+def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, legal_here: bool, deadline: float):
+    """A path under `rules` to a move of the class's kind that these rules judge `legal_here`
+    and the other rules judge the opposite."""
+    kind = item.kind
+
+    def expand(path):
+        rnd = _replay(table, rules, path)
+        if rnd is None or rnd.pending is None:
+            return []
+        if kind in rnd.pending.kinds():
+            candidates = rnd.legal_moves() if legal_here else rnd.brute_force_candidates(kind)
+            for move in candidates:
+                if move.kind != kind or rnd.is_legal(move) != legal_here:
+                    continue
+                try:
+                    if _cross_legal(rnd, other, move) != legal_here:
+                        return ("found", str(move), path)
+                except (KeyError, AttributeError, TypeError):
+                    return []
+        score = closeness(rnd, item.witness)
+        return [(score, path + [text]) for text in _children(rnd, kind)]
+    start = _replay(table, rules, [])
+    if start is None:
+        return None
+    found = _best_first(closeness(start, item.witness), expand, deadline)
+    if found is None:
+        return None
+    return found[2], found[1]
+
+
+def _split(table, rules_a: Rules, rules_b: Rules, item: Difference, deadline: float):
+    for legal_in_a in (True, False):
+        first = _search_alone(table, rules_a, rules_b, item, legal_in_a, deadline)
+        if first is None:
+            continue
+        second = _search_alone(table, rules_b, rules_a, item, not legal_in_a, deadline)
+        if second is None:
+            continue
+        return _split_scenario(table, rules_a, rules_b, first, second, legal_in_a)
+    return None
+
+
+# ---- scenario files -----------------------------------------------------------------------------
+
+def _step(text: str, **extra) -> dict:
+    actor, move = text.split(": ", 1)
+    step = {actor: move}
+    step.update(extra)
+    return step
+
+
+def _scenario(table: dict, rules_a: Rules, rules_b: Rules, path: list[str], shown) -> dict:
+    a, b = rules_a.variant, rules_b.variant
+    steps = [_step(text) for text in path]
+    if shown[0] == "legal":
+        _, move, legal_in_a = shown
+        allowed, refused = (a, b) if legal_in_a else (b, a)
+        steps.append(_step(move, variants=[refused], expect="illegal"))
+        steps.append(_step(move, variants=[allowed]))
+        title = f"{move} is legal in {allowed} and refused in {refused}"
+    else:
+        _, wait_a, wait_b = shown
+        if steps:
+            steps[-1]["then_variants"] = {a: {"waiting": wait_a}, b: {"waiting": wait_b}}
+        title = f"after the same moves, {a} waits for {_who(wait_a)} and {b} for {_who(wait_b)}"
+    return {"title": title, "variants": [a, b], **_table(table), "steps": steps,
+            **({} if steps else {"expect_variants": {a: {"waiting": shown[1]}, b: {"waiting": shown[2]}}})}
+
+
+def _split_scenario(table, rules_a: Rules, rules_b: Rules, first, second, legal_in_a: bool) -> dict:
+    a, b = rules_a.variant, rules_b.variant
+    (path_a, move_a), (path_b, move_b) = first, second
+    steps = []
+    common = 0
+    while common < min(len(path_a), len(path_b)) and path_a[common] == path_b[common]:
+        steps.append(_step(path_a[common]))
+        common += 1
+    steps += [_step(text, variants=[a]) for text in path_a[common:]]
+    steps += [_step(move_a, variants=[a], **({} if legal_in_a else {"expect": "illegal"}))]
+    steps += [_step(text, variants=[b]) for text in path_b[common:]]
+    steps += [_step(move_b, variants=[b], **({"expect": "illegal"} if legal_in_a else {}))]
+    allowed, refused = (a, b) if legal_in_a else (b, a)
+    title = f"the same kind of move ({move_a.split(': ', 1)[1].split()[0]}) is legal in {allowed} and refused " \
+            f"in {refused}; the variants reach it by their own order of play"
+    return {"title": title, "variants": [a, b], **_table(table), "steps": steps}
+
+
+def _who(wait: dict) -> str:
+    if not wait:
+        return "nothing (the round is over)"
+    return "; ".join(f"{name}: {', '.join(kinds)}" for name, kinds in wait.items())
+
+
+def _table(table: dict) -> dict:
+    keys = ("players", "layouts", "deck", "discard", "active", "bao", "shield")
+    return {key: table[key] for key in keys if key in table}
+
+
+def _dump(scenario: dict, item: Difference) -> str:
+    lines = [f"# witness of: {item.message}"]
+    for side, rules in item.rules.items():
+        for rule in rules:
+            lines.append(f"#   {side}: {rule.name} ({rule.loc})")
+            lines += [f"#     {cite}" for cite in rule.cites]
+    return "\n".join(lines) + "\n" + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True, width=110,
+                                                   default_flow_style=None)
