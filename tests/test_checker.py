@@ -135,3 +135,20 @@ def test_making_de_like_fr_removes_that_difference(spec_copy):
     report = diff(("fr", spec_fr), ("de", spec_de), load_edition_for(config, spec_fr), SMALL)
     titles = [f.title for f in report.findings]
     assert "legal place" not in titles and len(report.findings) == 5
+
+
+def test_diff_emits_witness_scenarios_that_pass_under_both_editions(tmp_path, capsys):
+    code = main(["diff", "fr", "de", "--emit", str(tmp_path / "witnesses"), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and len(data["differences"]) == 6
+    for difference in data["differences"]:
+        emitted = [c["scenario"] for c in difference["classes"] if c["scenario"]]
+        assert emitted, f"no witness scenario for {difference['title']}"
+    files = sorted((tmp_path / "witnesses").glob("*.yaml"))
+    assert len(files) >= 6
+    assert main(["scenario", str(tmp_path / "witnesses")]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == f"{2 * len(files)} passed, 0 failed"
+    shows_refusal = [f for f in files if "expect: illegal" in f.read_text()]
+    shows_waiting = [f for f in files if "waiting" in f.read_text()]
+    assert shows_refusal and shows_waiting
