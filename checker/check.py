@@ -67,6 +67,7 @@ class Report:
     seconds: float = 0.0
     assumed: list[str] = field(default_factory=list)
     edition: str = ""
+    effects: list = field(default_factory=list)         # effects_keep_cards results, when claimed
 
     @property
     def ok(self) -> bool:
@@ -285,6 +286,8 @@ class Checker:
                      self.witness(model, kind))
 
     def check_claim(self, claim: ast.ClaimDecl) -> None:
+        if isinstance(claim.expr, ast.Call) and claim.expr.ref == ("effects", None):
+            return self.check_effects(claim)
         kinds = sorted(_legal_kinds(claim.expr))
         context = []
         for kind in kinds:
@@ -299,6 +302,18 @@ class Checker:
                      self.witness(model, kinds[0] if kinds else None))
         else:
             self.report.claims.append((claim.name, "unknown", loc))
+
+    def check_effects(self, claim: ast.ClaimDecl) -> None:
+        from .effects import effects_keep_cards
+        results = effects_keep_cards(self)
+        self.report.effects = results
+        statuses = {r.status for r in results}
+        status = "fails" if "violated" in statuses else ("unknown" if "unknown" in statuses else "holds")
+        self.report.claims.append((claim.name, status, str(claim.loc)))
+        for result in results:
+            if result.status == "violated":
+                self.add("claim", f"claim {claim.name}", f"{result.where}: {result.what} does not always hold",
+                         [claim], result.witness)
 
     def add(self, kind: str, decision: str, message: str, rules, witness=None) -> None:
         self.report.findings.append(Finding(kind, decision, message, [RuleInfo.of(r) for r in rules], witness))

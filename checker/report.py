@@ -67,6 +67,15 @@ def check_text(report: Report, layers: list[str]) -> str:
     lines.append(f"  claims: {summary or 'none'}")
     for name, status, loc in report.claims:
         lines.append(f"    {status:8} {name}  ({loc})")
+    if report.effects:
+        primitives = [r for r in report.effects if r.where == "the primitives"]
+        uses = [r for r in report.effects if r.where != "the primitives"]
+        proved = sum(r.status == "proved" for r in uses)
+        lines.append(f"    effects: {sum(r.status == 'proved' for r in primitives)}/{len(primitives)} primitives keep "
+                     f"every card; {proved}/{len(uses)} uses in move handlers proved from the moves' legality")
+        for result in uses:
+            if result.status != "proved":
+                lines.append(f"      {result.status}: {result.where}: {result.what}")
     if report.findings:
         lines.append(f"  findings: {len(report.findings)}")
         for finding in report.findings:

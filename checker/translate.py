@@ -178,6 +178,8 @@ class Translator:
             return self.legal(detail)[0]
         if kind == "fires":
             return self.fires(expr_text(e.args[0]))
+        if kind == "effects":
+            raise TypeError("effects_keep_cards() is a claim of its own and cannot be combined")
         args = [self.expr(a, env) for a in e.args]
         if e.name == "count":
             return z3.Sum([z3.If(g, 1, 0) for g, _ in args[0].items]) if args[0].items else z3.IntVal(0)

@@ -347,6 +347,11 @@ class _Resolver:
         if name in schema.CLAIM_FUNCTIONS:
             if not self.claim_context:
                 raise SpecTypeError(f"'{name}(...)' may only be used in claims and invariants", expr.loc)
+            if name == "effects_keep_cards":
+                if expr.args:
+                    raise SpecTypeError("'effects_keep_cards()' takes no argument", expr.loc)
+                expr.ref = ("effects", None)
+                return BOOL
             if len(expr.args) != 1:
                 raise SpecTypeError(f"'{name}' takes one argument", expr.loc)
             if name == "legal":

@@ -62,7 +62,7 @@ FUNCTIONS: dict[str, tuple[tuple[Type | None, ...], Type]] = {
     "changed_by_others": ((PLAYER,), BOOL),
 }
 # Only in claims and invariants: the rules' own decisions as propositions.
-CLAIM_FUNCTIONS = ("legal", "fires")
+CLAIM_FUNCTIONS = ("legal", "fires", "effects_keep_cards")
 
 # What the scenario runner and the game loop read from a spec: name -> type.
 REQUIRED_VARS = {"bao": PLAYER, "shield": BOOL, "recycles": INT, "final_phase": BOOL, "round_over": BOOL}

@@ -1,0 +1,318 @@
+"""Every effect keeps each card in exactly one place.
+
+Two parts. The primitives (draw, discard, place, swap, ...) are modelled once, over
+card counts per zone, and Z3 proves each moves cards without creating or losing
+any, given its precondition (a card to take, a free slot to fill). Then every use
+of a primitive in a move handler is executed symbolically from the moment the move
+is judged legal, and Z3 proves the precondition holds there, on every path. A
+precondition that depends on a variable another handler set (e.g. the slot an
+offensive pluck freed) cannot be reached this way; it is listed as checked in
+play, where the interpreter stops on any violation (interpreter/invariants.py).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import z3
+
+from baobei.dsl import ast
+
+from .symbolic import NONE, SlotV, Situation
+from .translate import Translator
+
+MOVES_CARDS = (ast.Draw, ast.Flip, ast.Discard, ast.Bury, ast.Place, ast.TakeTop, ast.Swap, ast.Move,
+               ast.Shuffle, ast.Deal)
+
+
+@dataclass
+class EffectResult:
+    where: str
+    what: str
+    status: str          # proved, violated, unknown, in play
+    witness: object = None
+
+
+# ---- part 1: the primitives conserve cards ----------------------------------------------------
+
+def primitives_conserve(kinds: int, timeout_ms: int) -> list[EffectResult]:
+    """Each primitive, on a symbolic table of zone counts, keeps the count of every card id."""
+    K = kinds
+    results = []
+
+    def zone(name):
+        return [z3.Int(f"{name}_{k}") for k in range(K)]
+
+    deck, discard, under, held, layout = zone("deck"), zone("discard"), zone("under"), zone("held"), zone("slots")
+    top = z3.Int("top")             # the discard's top card
+    card, other = z3.Int("c"), z3.Int("d")   # the card(s) the primitive moves
+    valid = [z3.And(card >= 0, card < K), z3.And(other >= 0, other < K), z3.And(top >= 0, top < K)]
+    sane = [x >= 0 for zone_ in (deck, discard, under, held, layout) for x in zone_] + valid
+
+    def move_one(source, target, c):
+        src = [z3.If(c == k, x - 1, x) for k, x in enumerate(source)]
+        dst = [z3.If(c == k, x + 1, x) for k, x in enumerate(target)]
+        return src, dst
+
+    def has(zone_, c):
+        return z3.Or([z3.And(c == k, x >= 1) for k, x in enumerate(zone_)])
+
+    def total(zones):
+        return [z3.Sum([z[k] for z in zones]) for k in range(K)]
+
+    before = total([deck, discard, under, held, layout])
+    cases = {}
+    d2, h2 = move_one(deck, held, card)
+    cases["draw (pile -> held)"] = (has(deck, card), [d2, discard, under, h2, layout])
+    d2, x2 = move_one(deck, discard, card)
+    cases["flip (pile -> discard)"] = (has(deck, card), [d2, x2, under, held, layout])
+    h2, x2 = move_one(held, discard, card)
+    cases["discard held"] = (has(held, card), [deck, x2, under, h2, layout])
+    s2, x2 = move_one(layout, discard, card)
+    cases["discard a slot"] = (has(layout, card), [deck, x2, under, held, s2])
+    h2, u2 = move_one(held, under, card)
+    cases["bury held"] = (has(held, card), [deck, discard, u2, h2, layout])
+    s2, u2 = move_one(layout, under, card)
+    cases["bury a slot"] = (has(layout, card), [deck, discard, u2, held, s2])
+    h2, s2 = move_one(held, layout, card)
+    cases["place held into a free slot"] = (has(held, card), [deck, discard, under, h2, s2])
+    x2, h2 = move_one(discard, held, card)
+    cases["take the top of the discard"] = (has(discard, card), [deck, x2, under, h2, layout])
+    cases["swap two slots"] = (z3.And(has(layout, card), has(layout, other)), [deck, discard, under, held, layout])
+    cases["move a card to a free slot"] = (has(layout, card), [deck, discard, under, held, layout])
+    new_deck = [d + x - z3.If(top == k, 1, 0) + u for k, (d, x, u) in enumerate(zip(deck, discard, under))]
+    new_discard = [z3.If(top == k, 1, 0) for k in range(K)]
+    cases["shuffle the discard (but its top) and what is under it into the pile"] = (
+        has(discard, top), [new_deck, new_discard, [z3.IntVal(0)] * K, held, layout])
+    d2, s2 = move_one(deck, layout, card)
+    cases["deal (pile -> slot)"] = (has(deck, card), [d2, discard, under, held, s2])
+    for what, (precondition, zones) in cases.items():
+        solver = z3.Solver()
+        solver.set("timeout", timeout_ms)
+        solver.add(*sane, precondition)
+        solver.add(z3.Or([a != b for a, b in zip(before, total(zones))]))
+        result = solver.check()
+        status = "proved" if result == z3.unsat else ("violated" if result == z3.sat else "unknown")
+        results.append(EffectResult("the primitives", what, status))
+    return results
+
+
+# ---- part 2: preconditions where the spec uses them ----------------------------------------------
+
+class _State:
+    """The table as an effect sequence leaves it: a situation whose cards and held cards changed."""
+
+    def __init__(self, situation: Situation):
+        self.s = situation
+        self.env: dict = {}
+        self.path: list = []
+
+
+def _derived(situation: Situation, card=None, hc=None, held=None, vars_=None) -> Situation:
+    derived = copy.copy(situation)
+    derived._reads = {}
+    if card is not None:
+        derived.card = card
+    if hc is not None:
+        derived.hc = hc
+    if held is not None:
+        derived.held = held
+    if vars_ is not None:
+        derived.vars = vars_
+    return derived
+
+
+class Executor:
+    """Runs a handler's statements on symbolic tables, checking each primitive's precondition."""
+
+    def __init__(self, checker, kind: str):
+        self.checker = checker
+        self.spec = checker.spec
+        self.kind = kind
+        self.results: list[EffectResult] = []
+        base_tr = checker.tr
+        legal = base_tr.legal(kind)[0]
+        self.start = checker.move_context(kind) + [legal]
+        self.counter = 0
+
+    def fresh(self, name: str):
+        self.counter += 1
+        return z3.Int(f"effect_{self.kind}_{name}_{self.counter}")
+
+    def run(self, body: list[ast.Stmt]) -> None:
+        self.block(body, self.checker.situation, {}, [], depth=0)
+
+    def block(self, body, s: Situation, env: dict, path: list, depth: int):
+        """Runs statements; returns the list of (situation, env, path) it ends in (empty: stopped)."""
+        states = [(s, env, path)]
+        for stmt in body:
+            following = []
+            for state in states:
+                following += self.stmt(stmt, *state, depth)
+            states = following
+            if not states:
+                break
+        return states
+
+    def expr(self, e, s: Situation, env: dict):
+        return Translator(self.spec, s).expr(e, env)
+
+    def check(self, stmt, what: str, precondition, s: Situation, path: list, operands=()) -> None:
+        status, model = self.checker.solve(self.start + path + [z3.Not(precondition)],
+                                           f"effect {what} in on {self.kind}")
+        verdict = {"unsat": "proved", "sat": "violated"}.get(status, "unknown")
+        if verdict == "violated" and any(_reads_a_variable(o) for o in operands):
+            verdict, model = "in play", None   # set by an earlier move's handler: checked in play
+        self.results.append(EffectResult(f"on {self.kind}: {stmt.loc}", what, verdict,
+                                         self.checker.witness(model, self.kind) if model is not None else None))
+
+    def stmt(self, stmt, s: Situation, env: dict, path: list, depth: int):
+        t = Translator(self.spec, s)
+        if isinstance(stmt, (ast.Ask, ast.ResolvePowers, ast.While)):
+            return []       # what follows depends on later moves: checked in play
+        if isinstance(stmt, ast.If):
+            results = []
+            taken = []
+            for cond, body in stmt.branches:
+                value = t.expr(cond, env)
+                results += self.block(body, s, env, path + [z3.Not(z3.Or(taken))] * bool(taken) + [value],
+                                      depth)
+                taken.append(value)
+            otherwise = path + ([z3.Not(z3.Or(taken))] if taken else [])
+            results += self.block(stmt.otherwise, s, env, otherwise, depth)
+            return results
+        if isinstance(stmt, ast.For):
+            domain = t.expr(stmt.domain, env)
+            states = [(s, env, path)]
+            for guard, item in domain.items:
+                following = []
+                for s_, env_, path_ in states:
+                    following += self.block(stmt.body, s_, {**env_, stmt.var: item}, path_ + [guard], depth)
+                    following.append((s_, env_, path_ + [z3.Not(guard)]))
+                states = following
+            return states
+        if isinstance(stmt, ast.Let):
+            return [(s, {**env, stmt.name: t.expr(stmt.value, env)}, path)]
+        if isinstance(stmt, ast.Set):
+            if stmt.owner is None and stmt.target in s.vars:
+                vars_ = dict(s.vars)
+                value = t.expr(stmt.value, env)
+                vars_[stmt.target] = value if value is not None else t.default(self.spec.vars[stmt.target].type)
+                return [(_derived(s, vars_=vars_), env, path)]
+            return [(s, env, path)]
+        if isinstance(stmt, ast.CallProc):
+            if depth > 6:
+                return []
+            decl = self.spec.procedures[stmt.name]
+            args = {p.name: t.expr(a, env) for p, a in zip(decl.params, stmt.args)}
+            return [(s_, env, path_) for s_, _, path_ in self.block(decl.body, s, args, path, depth + 1)]
+        if isinstance(stmt, MOVES_CARDS):
+            return self.effect(stmt, s, env, path, t)
+        return [(s, env, path)]
+
+    # -- the primitives' preconditions and effects on the symbolic table ----------------------
+    def effect(self, stmt, s: Situation, env: dict, path: list, t: Translator):
+        name = type(stmt).__name__.lower()
+        if isinstance(stmt, ast.Draw):
+            count = t.expr(stmt.count, env)
+            states = [(s, env, path)]   # nothing left to draw: the draw is skipped
+            held, hc = list(s.held), s.hc
+            for k in range(len(s.held)):
+                held = [z3.If(hc == index, self.fresh("drawn"), h) for index, h in enumerate(held)]
+                hc = hc + 1
+                states.append((_derived(s, hc=hc, held=held), env, path + [count >= k + 1]))
+            return states
+        if isinstance(stmt, ast.Discard) or isinstance(stmt, ast.Bury):
+            if stmt.source is None:
+                if isinstance(stmt, ast.Bury):
+                    return [(_derived(s, hc=z3.IntVal(0), held=[z3.IntVal(NONE)] * len(s.held)), env, path)]
+                self.check(stmt, f"{name} held: a card is held", s.hc >= 1, s, path)
+                held = [z3.If(s.hc >= 1, nxt, z3.IntVal(NONE)) for nxt in s.held[1:]] + [z3.IntVal(NONE)]
+                return [(_derived(s, hc=s.hc - 1, held=held), env, path)]
+            slot = t.expr(stmt.source, env)
+            self.check(stmt, f"{name} {_text(stmt.source)}: the slot holds a card",
+                       s.at(slot, s.card, z3.IntVal(NONE)) != NONE, s, path, (stmt.source,))
+            return [(_derived(s, card=_set(s, slot, z3.IntVal(NONE))), env, path)]
+        if isinstance(stmt, ast.Place):
+            slot = t.expr(stmt.slot, env)
+            free = z3.Or(z3.And(s.slot_exists(slot), s.at(slot, s.card, z3.IntVal(NONE)) == NONE),
+                         z3.And(slot.p >= 0, slot.p < s.np, slot.n == s.slot_count(slot.p) + 1))
+            self.check(stmt, f"place held into {_text(stmt.slot)}: a card is held and the slot is free",
+                       z3.And(s.hc >= 1, free), s, path, (stmt.slot,))
+            card = _set(s, slot, s.held[0])
+            held = [z3.If(s.hc >= 1, nxt, z3.IntVal(NONE)) for nxt in s.held[1:]] + [z3.IntVal(NONE)]
+            return [(_derived(s, card=card, hc=s.hc - 1, held=held), env, path)]
+        if isinstance(stmt, ast.Swap):
+            a, b = t.expr(stmt.first, env), t.expr(stmt.second, env)
+            self.check(stmt, f"swap {_text(stmt.first)} with {_text(stmt.second)}: both slots hold a card",
+                       z3.And(s.at(a, s.card, z3.IntVal(NONE)) != NONE, s.at(b, s.card, z3.IntVal(NONE)) != NONE),
+                       s, path, (stmt.first, stmt.second))
+            ca, cb = s.at(a, s.card, z3.IntVal(NONE)), s.at(b, s.card, z3.IntVal(NONE))
+            return [(_derived(s, card=_set(_derived(s, card=_set(s, a, cb)), b, ca)), env, path)]
+        if isinstance(stmt, ast.Move):
+            a, b = t.expr(stmt.source, env), t.expr(stmt.dest, env)
+            self.check(stmt, f"move {_text(stmt.source)} to {_text(stmt.dest)}: a card to move",
+                       s.at(a, s.card, z3.IntVal(NONE)) != NONE, s, path, (stmt.source,))
+            free = z3.Or(z3.And(s.slot_exists(b), s.at(b, s.card, z3.IntVal(NONE)) == NONE),
+                         z3.And(b.p >= 0, b.p < s.np, b.n == s.slot_count(b.p) + 1))
+            self.check(stmt, f"move {_text(stmt.source)} to {_text(stmt.dest)}: the destination is free",
+                       free, s, path, (stmt.dest,))
+            ca = s.at(a, s.card, z3.IntVal(NONE))
+            return [(_derived(s, card=_set(_derived(s, card=_set(s, a, z3.IntVal(NONE))), b, ca)), env, path)]
+        if isinstance(stmt, ast.TakeTop):
+            held = [z3.If(s.hc == k, self.fresh("top"), h) for k, h in enumerate(s.held)]
+            self.check(stmt, "take top: the discard holds a card", s.ints["discard_size"] >= 1, s, path)
+            return [(_derived(s, hc=s.hc + 1, held=held), env, path)]
+        return [(s, env, path)]   # flip, shuffle, deal: the pile's cards, proved in part 1
+
+
+def _reads_a_variable(expr) -> bool:
+    """Whether an operand reads a spec variable (a value another move's handler may have set)."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        ref = getattr(e, "ref", None)
+        if ref and ref[0] == "var":
+            return True
+        for name in ("obj", "operand", "left", "right", "domain", "body", "cond", "then", "other"):
+            child = getattr(e, name, None)
+            if isinstance(child, ast.Expr):
+                stack.append(child)
+    return False
+
+
+def _set(s: Situation, slot: SlotV, value):
+    return [[z3.If(z3.And(slot.p == i, slot.n == j + 1), value, s.card[i][j]) for j in range(len(s.card[i]))]
+            for i in range(len(s.card))]
+
+
+def _text(expr) -> str:
+    from baobei.dsl.unparse import expr as unparse
+    return unparse(expr)
+
+
+def effects_keep_cards(checker) -> list[EffectResult]:
+    results = primitives_conserve(len(checker.situation.ix.cards), checker.timeout_ms)
+    for kind, handler in checker.spec.handlers.items():
+        if not any(isinstance(s, MOVES_CARDS) or isinstance(s, (ast.CallProc, ast.If, ast.For))
+                   for s in handler.body):
+            continue
+        if not checker.spec.legality_rules(kind):
+            continue
+        executor = Executor(checker, kind)
+        executor.run(handler.body)
+        results += executor.results
+    return _merge(results)
+
+
+def _merge(results: list[EffectResult]) -> list[EffectResult]:
+    """One result per use of a primitive: the worst of its paths."""
+    order = {"violated": 0, "unknown": 1, "in play": 2, "proved": 3}
+    merged: dict[tuple, EffectResult] = {}
+    for result in results:
+        key = (result.where, result.what)
+        if key not in merged or order[result.status] < order[merged[key].status]:
+            merged[key] = result
+    return list(merged.values())
+
+
