@@ -20,16 +20,18 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--variants", default="fr,de")
     parser.add_argument("--players", default="2,4")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per line; the fastest is printed")
     args = parser.parse_args()
     config = load_config()
-    print(f"seed {args.seed}, {args.games} games per line, random agents")
+    print(f"seed {args.seed}, {args.games} games per line, random agents, best of {args.repeat} runs")
     print(f"{'variant':8}{'players':>8}{'load s':>8}{'games/s':>10}{'turns/s':>10}{'moves/s':>10}")
     for variant in args.variants.split(","):
         started = time.perf_counter()
         rules = load_rules(config, variant)
         loaded = time.perf_counter() - started
         for players in map(int, args.players.split(",")):
-            stats = simulate(rules, players, args.games, args.seed, ["random"])
+            stats = min((simulate(rules, players, args.games, args.seed, ["random"]) for _ in range(args.repeat)),
+                        key=lambda s: s.seconds)
             print(f"{variant:8}{players:>8}{loaded:>8.2f}{stats.games_per_second:>10.1f}"
                   f"{stats.turns_per_second:>10.0f}{stats.moves_per_second:>10.0f}")
             loaded = 0.0

@@ -27,27 +27,27 @@ class Agent:
 
 
 class RandomAgent(Agent):
-    """Uniform over the kinds of move it may make, then uniform over the moves of that kind.
-    In a pluck window, declining is one of the kinds. It calls BAO one time in twenty
-    only, so that rounds last long enough to reach the end of the draw pile."""
+    """Uniform over the kinds of move it may make, then over the forms of that kind (one or two
+    targets), then uniform over those moves. In a pluck window it declines half the time. It
+    calls BAO one time in twenty only, so that rounds last long enough to reach the end of the
+    draw pile."""
 
     name = "random"
     bao_rate = 0.05
 
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        kinds = [k for k in rnd.kinds_of(player) if not (may_decline and k in DECLINE_KINDS)]
-        if may_decline:
-            kinds.append(None)
+        if may_decline and self.rng.random.random() < 0.5:
+            return None  # in a window, half the time it lets the card go
+        options = rnd.options(player)
+        kinds = [k for k in options if not (may_decline and k in DECLINE_KINDS)]
         if not kinds:
             return None
         if "bao" in kinds and len(kinds) > 1:
             if self.rng.random.random() < self.bao_rate:
                 return Move(player, "bao")
             kinds.remove("bao")
-        kind = self.rng.choice(kinds)
-        if kind is None:
-            return None
-        return rnd.sample_move(player, kind, self.rng)
+        kind = kinds[0] if len(kinds) == 1 else self.rng.choice(kinds)
+        return rnd.sample_move(player, kind, self.rng, forms=options[kind])
 
 
 AGENTS = {"random": RandomAgent}

@@ -91,9 +91,7 @@ def _kpower(k):
 
 
 def _slots(p):
-    if p is None:
-        return ()
-    return [(p, n) for n in range(1, len(p.layout) + 1)]
+    return p.slots() if p is not None else ()
 
 
 def _position(p):

@@ -125,7 +125,7 @@ class Round:
 
     # -- what the generated code reads ------------------------------------------------------
     def all_slots(self):
-        return [(p, n) for p in self.players for n in range(1, len(p.layout) + 1)]
+        return [slot for p in self.players for slot in p.slots()]
 
     def held_kinds(self):
         return [card.kind for card in self.held]
@@ -334,8 +334,9 @@ class Round:
         """The arguments the notation can give a move of this kind (legal or not)."""
         shape = SHAPES[kind][0]
         if shape == "own":
-            size = len(actor.layout) + (1 if kind == "place" else 0)
-            return [(actor, n) for n in range(1, size + 1)]
+            if kind == "place":
+                return actor.slots() + [(actor, len(actor.layout) + 1)]
+            return actor.slots()
         if shape == "player":
             return self.players
         if shape == "slots":
@@ -380,30 +381,42 @@ class Round:
 
     def kinds_of(self, actor: Player) -> list[str]:
         """The kinds of move this player may make now (each with at least one legal move)."""
+        return list(self.options(actor))
+
+    def options(self, actor: Player) -> dict[str, list[int]]:
+        """For each kind this player may make now, the numbers of targets it has legal moves with."""
         ask = self.pending
+        found: dict[str, list[int]] = {}
         if ask is None:
-            return []
-        found = []
+            return found
         for who, kind in self._asked(ask, actor):
-            if kind not in found and next(self.moves_of_kind(who, kind, ask), None) is not None:
-                found.append(kind)
+            if kind in found:
+                continue
+            counts = SHAPES[kind][1]
+            domain = self.domain(who, kind) if counts != (0,) else ()
+            forms = [arity for arity in counts if next(self._form(who, kind, arity, domain, ask), None) is not None]
+            if forms:
+                found[kind] = forms
         return found
 
-    def sample_move(self, actor: Player, kind: str, rng: Rng, tries: int = 32) -> Move | None:
+    def sample_move(self, actor: Player, kind: str, rng: Rng, tries: int = 32, forms=None) -> Move | None:
         """A random legal move of this kind: a form (number of targets) among those with a legal
-        move, then uniform over that form's legal moves by rejection sampling (the full list is
-        the fallback after `tries` refusals)."""
+        move (`forms`, from options(), or found here), then uniform over that form's legal moves by
+        rejection sampling (the full list is the fallback after `tries` refusals)."""
         ask = self.pending
         shape, counts = SHAPES[kind]
         domain = self.domain(actor, kind)
-        forms = [arity for arity in counts if next(self._form(actor, kind, arity, domain, ask), None) is not None]
+        if forms is None:
+            forms = [arity for arity in counts if next(self._form(actor, kind, arity, domain, ask), None) is not None]
         if not forms:
             return None
         arity = forms[0] if len(forms) == 1 else rng.choice(forms)
         if arity == 0:
             return Move(actor, kind)
-        check = self.program.checks[(kind, arity)]
         n = len(domain)
+        if (n if arity == 1 else n * (n - 1)) <= 16:  # few candidates: list the legal ones
+            return rng.choice(list(self._form_moves(actor, kind, arity, domain, ask)))
+        check = self.program.checks[(kind, arity)]
         C = Ctx(actor, ask.C.user, ask.C.power)
         for _ in range(tries):
             if arity == 1:

@@ -59,6 +59,10 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
     """The next move: the asked player's agent decides; in a pluck window, players in
     clockwise order from the active player may act, the first who does gets it."""
     ask = rnd.pending
+    clauses = ask.clauses
+    if len(clauses) == 1 and clauses[0][0] is not None:
+        actor = clauses[0][0]
+        return agents[actor.name].choose(rnd, actor, may_decline=False)
     actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]

@@ -41,13 +41,20 @@ class Card:
 
 
 class Player:
-    __slots__ = ("name", "index", "layout", "vars")
+    __slots__ = ("name", "index", "layout", "vars", "_slots")
 
     def __init__(self, name: str, index: int, vars_: dict):
         self.name = name
         self.index = index          # seat, from 0
         self.layout: list[Card | None] = []
         self.vars = vars_
+        self._slots: list = []
+
+    def slots(self) -> list:
+        """(self, 1) ... (self, n): slot values of this layout (kept while its length stays)."""
+        if len(self._slots) != len(self.layout):
+            self._slots = [(self, n) for n in range(1, len(self.layout) + 1)]
+        return self._slots
 
     def __repr__(self) -> str:
         return self.name
