@@ -6,7 +6,7 @@ import os
 import sys
 import time
 
-from baobei.dsl.errors import BaobeiError
+from baobei.dsl.errors import BaobeiError, ConfigError
 from baobei.dsl.loader import load_config
 
 
@@ -49,8 +49,13 @@ def cmd_simulate(args) -> int:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     if not args.json:
         print(f"seed {seed}")
-    stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
-                     progress=not args.json and sys.stderr.isatty() or args.progress)
+    record = open(args.record, "w", encoding="utf-8") if args.record else None
+    try:
+        stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
+                         progress=not args.json and sys.stderr.isatty() or args.progress, record=record)
+    finally:
+        if record is not None:
+            record.close()
     if args.json:
         print(json.dumps(stats.as_json(), sort_keys=True))
     else:
@@ -128,6 +133,11 @@ def cmd_diff(args) -> int:
     from baobei.dsl.loader import load_edition_for, load_spec
     config = _config(args)
     started = time.perf_counter()
+    if args.old or args.new:
+        return _diff_versions(args, config, started)
+    if not (args.a and args.b):
+        raise ConfigError("diff compares two variants (baobei diff fr de) or two spec folders "
+                          "(baobei diff --old DIR --new DIR)")
     spec_a, spec_b = load_spec(config, args.a), load_spec(config, args.b)
     edition = load_edition_for(config, spec_a)
     report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout)
@@ -144,7 +154,66 @@ def cmd_diff(args) -> int:
     else:
         print(diff_text(report))
         print(f"{len(report.findings)} difference(s) in {seconds:.1f} s")
-    return 2 if report.unknown else 0
+    return 1 if report.unknown else 0
+
+
+def _diff_versions(args, config, started: float) -> int:
+    import json
+    from baobei.checker.report import diff_text
+    from baobei.checker.symbolic import Bounds
+    from baobei.checker.versions import compare_versions
+    if not (args.old and args.new):
+        raise ConfigError("--old DIR and --new DIR go together")
+    old = load_config(args.config, args.old, args.edition)
+    new = load_config(args.config, args.new, args.edition)
+    variants = [args.variant] if args.variant else _variants(config, "all")
+    reports = [compare_versions(old, new, variant, Bounds(args.players, args.slots), args.timeout,
+                                args.scenarios or [], args.games or [], args.emit) for variant in variants]
+    seconds = time.perf_counter() - started
+    if args.json:
+        print(json.dumps({"old": args.old, "new": args.new, "seconds": round(seconds, 2),
+                          "variants": [r.as_json() for r in reports]}, indent=1))
+    else:
+        for report in reports:
+            print(f"== {report.variant}: {args.old} -> {args.new}")
+            print(diff_text(report.diff))
+            if report.claims:
+                print("  claims whose status changed:")
+                for name, before, after in report.claims:
+                    print(f"    {name}: {before} -> {after}")
+            if report.scenarios:
+                print("  scenarios whose outcome changed:")
+                for path, before, after in report.scenarios:
+                    print(f"    {path}: {before} -> {after}")
+            if report.games:
+                print("  recorded games that change:")
+                for line in report.games:
+                    print(f"    {line}")
+            for path in report.witnesses:
+                print(f"  witness (passes under old, fails under new): {path}")
+        print(f"compared in {seconds:.1f} s")
+    return 1 if any(r.diff.unknown for r in reports) else 0
+
+
+def cmd_replay(args) -> int:
+    import json
+    from baobei.interpreter.record import read_games, replay_file
+    from baobei.interpreter.rules import load_rules
+    config = _config(args)
+    games = read_games(args.file)
+    variant = args.variant or (games[0]["variant"] if games else None)
+    rules = load_rules(config, variant)
+    report = replay_file(rules, args.file)
+    if args.json:
+        print(json.dumps({"games": report.games, "moves": report.moves, "spec_version": rules.version,
+                          "divergences": [d.__dict__ for d in report.divergences]}, indent=1))
+    else:
+        recorded = {g.get("spec_version") for g in games}
+        print(f"replay {args.file} under {rules.variant} (spec {rules.version}; recorded with {', '.join(sorted(map(str, recorded)))})")
+        for d in report.divergences:
+            print(f"  game {d.game}, round {d.round}, move {d.move} ({d.text}): {d.problem}")
+        print(f"{report.games} games, {report.moves} moves replayed, {len(report.divergences)} diverged")
+    return 1 if report.divergences else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,8 +237,16 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--check", action="store_true", help="check the invariants after every move")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    sim.add_argument("--record", metavar="FILE", help="write each game as one JSON line (see replay)")
     _common(sim)
     sim.set_defaults(run=cmd_simulate)
+
+    rep = verbs.add_parser("replay", help="replay recorded games; report the first move that changed")
+    rep.add_argument("file", metavar="FILE", help="recorded games (simulate --record)")
+    rep.add_argument("--variant", help="the variant to replay under (default: the recorded one)")
+    rep.add_argument("--json", action="store_true", help="print one JSON object")
+    _common(rep)
+    rep.set_defaults(run=cmd_replay)
 
     chk = verbs.add_parser("check", help="prove the claims; find overlaps, gaps and dead rules (Z3)")
     chk.add_argument("--variant", help="fr, de or all (default: all)")
@@ -178,9 +255,17 @@ def build_parser() -> argparse.ArgumentParser:
     _common(chk)
     chk.set_defaults(run=cmd_check)
 
-    dif = verbs.add_parser("diff", help="every class of situations two variants decide differently (Z3)")
-    dif.add_argument("a", help="a variant, e.g. fr")
-    dif.add_argument("b", help="another variant, e.g. de")
+    dif = verbs.add_parser("diff", help="every class of situations two variants, or two versions of the "
+                                        "spec, decide differently (Z3)")
+    dif.add_argument("a", nargs="?", help="a variant, e.g. fr")
+    dif.add_argument("b", nargs="?", help="another variant, e.g. de")
+    dif.add_argument("--old", metavar="DIR", help="the spec folder before a change")
+    dif.add_argument("--new", metavar="DIR", help="the spec folder after it")
+    dif.add_argument("--variant", help="with --old/--new: the variant to compare (default: all)")
+    dif.add_argument("--scenarios", action="append", metavar="DIR",
+                     help="with --old/--new: scenario files whose outcome to compare (repeatable)")
+    dif.add_argument("--games", action="append", metavar="FILE",
+                     help="with --old/--new: recorded games to replay under the new spec (repeatable)")
     dif.add_argument("--json", action="store_true", help="print one JSON object")
     dif.add_argument("--emit", metavar="DIR", help="write each witness as a scenario file into DIR")
     _solver_options(dif)

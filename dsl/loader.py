@@ -126,6 +126,18 @@ def load_spec(config: Config, variant: str | None = None) -> Spec:
     return _SPECS[key]
 
 
+def spec_version(config: Config, variant: str | None = None) -> str:
+    """A short fingerprint of the rules a variant runs: its layer files and its edition file."""
+    import hashlib
+    digest = hashlib.sha256()
+    layers = config.layers_of(variant)
+    files = [f for layer in layers for f in layer_files(config.spec_dir, layer, config.config_dir)]
+    for path in files + [config.edition_path()]:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 def load_edition_for(config: Config, spec: Spec) -> Edition:
     path = config.edition_path()
     key = (str(path.resolve()), id(spec), _fingerprint([path]))

@@ -50,10 +50,9 @@ class RandomAgent(Agent):
         return rnd.sample_move(player, kind, self.rng, forms=options[kind])
 
 
-AGENTS = {"random": RandomAgent}
-
-
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
+    from .memory_agent import MemoryAgent
+    AGENTS = {"random": RandomAgent, "memory": MemoryAgent}
     if name not in AGENTS:
         from baobei.dsl.errors import ConfigError
         raise ConfigError(f"unknown agent '{name}'; agents: {', '.join(AGENTS)}")

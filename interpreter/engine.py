@@ -95,7 +95,9 @@ class Round:
         self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
         self.change_log: list[tuple] = []                # every change: (owner, agent, owner shielded then)
         self.shown: list[CardKind] = []                  # revealed to everyone by the last move
-        self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios)
+        self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
+        self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
+        self.initial_deck: list[str] = []                # the draw pile before the deal (top first)
         self.strict = False                               # check every rule for conflicts
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
@@ -674,6 +676,7 @@ class Round:
         else:
             self.rng.shuffle(gathered)
             self.deck = gathered
+        self.shuffled.append([card.kind.name for card in reversed(self.deck)])
 
     def deal(self, count: int):
         for _ in range(count):

@@ -43,14 +43,18 @@ class GameRecord:
 
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int, totals: dict[str, int],
-              tiebreak: bool = False) -> Round:
+              tiebreak: bool = False, deck: list[str] | None = None) -> Round:
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks)."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
                 tiebreak=tiebreak, first=first, totals=totals)
-    rnd.deck = [rnd.new_card(name) for name in edition.cards()]
-    rng.shuffle(rnd.deck)
+    if deck is None:
+        rnd.deck = [rnd.new_card(name) for name in edition.cards()]
+        rng.shuffle(rnd.deck)
+    else:  # a recorded deal (top first)
+        rnd.deck = [rnd.new_card(name) for name in reversed(deck)]
+    rnd.initial_deck = [card.kind.name for card in reversed(rnd.deck)]
     rnd.start(["setup", "turns"])
     return rnd
 
@@ -103,7 +107,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
 
 
 def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str], *, on_move=None,
-              on_round=None, trusted: bool = True) -> GameRecord:
+              on_round=None, on_round_start=None, trusted: bool = True) -> GameRecord:
     from .agents import make_agent
     rng = Rng(seed)
     names = [f"P{i + 1}" for i in range(player_count)]
@@ -117,6 +121,8 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
         rnd = new_round(rules, playing, rng, first=first, totals=totals, tiebreak=tiebreak)
         for agent in agents.values():
             agent.new_round(rnd)
+        if on_round_start is not None:
+            on_round_start(rnd)
         moves = play_round(rnd, agents, rng, on_move, trusted)
         for player in rnd.players:
             totals[player.name] = player.vars["total"]

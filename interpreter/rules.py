@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from baobei.dsl.edition import Edition
-from baobei.dsl.loader import Config, load_edition_for, load_spec
+from baobei.dsl.loader import Config, load_edition_for, load_spec, spec_version
 from baobei.dsl.model import Spec
 
 from .program import Program
@@ -16,6 +16,7 @@ class Rules:
     spec: Spec
     program: Program
     edition: Edition
+    version: str = ""
 
 
 _PROGRAMS: dict[int, Program] = {}
@@ -26,4 +27,5 @@ def load_rules(config: Config, variant: str | None = None) -> Rules:
     if id(spec) not in _PROGRAMS:
         _PROGRAMS[id(spec)] = Program(spec)
     edition = load_edition_for(config, spec)
-    return Rules(variant or config.default_variant, spec, _PROGRAMS[id(spec)], edition)
+    return Rules(variant or config.default_variant, spec, _PROGRAMS[id(spec)], edition,
+                 spec_version(config, variant))

@@ -2,12 +2,14 @@
 invariant checks after every move. The same seed gives the same games."""
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field
 
 from .game import GameRecord, play_game
 from .invariants import Watch
+from .record import Recorder
 from .rules import Rules
 
 
@@ -78,7 +80,8 @@ def game_seed(seed: int, index: int) -> int:
 
 
 def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str], *, check: bool = False,
-             progress: bool = False, on_game=None) -> Stats:
+             progress: bool = False, on_game=None, record=None) -> Stats:
+    """`record`: a writable text file that gets each game as one JSON line."""
     stats = Stats(rules.variant, players, seed, list(agents))
     started = time.perf_counter()
     last_report = started
@@ -88,10 +91,21 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
 
         if check:
             on_move = _checking(rules, stats)
-        record = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move, trusted=not check)
-        _count(stats, record, agents)
+        on_round_start = None
+        if record is not None:
+            recorder = Recorder(rules, game_seed(seed, index), agents)
+            counting, on_round_start = on_move, recorder.on_round_start
+
+            def on_move(rnd, move, _counting=counting, _recorder=recorder):
+                _counting(rnd, move)
+                _recorder.on_move(rnd, move)
+        played = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move,
+                           on_round_start=on_round_start, trusted=not check)
+        _count(stats, played, agents)
+        if record is not None:
+            record.write(json.dumps(recorder.finish(played), separators=(",", ":")) + "\n")
         if on_game is not None:
-            on_game(record)
+            on_game(played)
         now = time.perf_counter()
         if progress and now - last_report > 1.0:
             last_report = now

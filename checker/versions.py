@@ -1,0 +1,123 @@
+"""`baobei diff --old DIR --new DIR`: what a change of the rules changes, before printing.
+
+For each variant: the declarations added, removed or changed by name; every class
+of situations the two versions decide differently (checker/diff.py), with its
+witness; the claims whose status changed; the scenario files whose outcome changed;
+the recorded games that no longer replay the same.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baobei.dsl.errors import BaobeiError
+from baobei.dsl.loader import Config, load_edition_for, load_spec
+from baobei.interpreter.record import replay_file
+from baobei.interpreter.rules import Rules, load_rules
+from baobei.interpreter.scenario import load_scenario, run_scenario, scenario_files
+
+from .check import check
+from .diff import DiffReport, diff
+from .symbolic import Bounds
+
+
+@dataclass
+class VersionReport:
+    variant: str
+    diff: DiffReport
+    claims: list[tuple[str, str, str]] = field(default_factory=list)      # (claim, old status, new status)
+    scenarios: list[tuple[str, str, str]] = field(default_factory=list)   # (file, old outcome, new outcome)
+    games: list[str] = field(default_factory=list)                        # divergences of recorded games
+    witnesses: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict:
+        d = self.diff
+        return {"variant": self.variant, "added": d.added, "removed": d.removed, "changed": d.changed,
+                "differences": [f.as_json() for f in d.findings], "unknown": d.unknown,
+                "claims": [{"claim": c, "old": o, "new": n} for c, o, n in self.claims],
+                "scenarios": [{"file": f, "old": o, "new": n} for f, o, n in self.scenarios],
+                "games": self.games, "witnesses": self.witnesses}
+
+
+def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, timeout_ms: int,
+                     scenarios: list[str] = (), games: list[str] = (), emit: str | None = None) -> VersionReport:
+    spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
+    edition = load_edition_for(new, spec_new)
+    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), edition, bounds, timeout_ms))
+    old_claims = {n: s for n, s, _ in check(spec_old, load_edition_for(old, spec_old), variant, bounds,
+                                            timeout_ms).claims}
+    new_claims = {n: s for n, s, _ in check(spec_new, edition, variant, bounds, timeout_ms).claims}
+    for name in sorted(set(old_claims) | set(new_claims)):
+        if old_claims.get(name) != new_claims.get(name):
+            report.claims.append((name, old_claims.get(name, "absent"), new_claims.get(name, "absent")))
+    rules_old, rules_new = load_rules(old, variant), load_rules(new, variant)
+    for path in scenario_files(list(scenarios)) if scenarios else []:
+        scenario = load_scenario(path)
+        if variant not in scenario.variants:
+            continue
+        before, after = _outcome(scenario, rules_old), _outcome(scenario, rules_new)
+        if before != after:
+            report.scenarios.append((str(path), before, after))
+    for path in games:
+        for divergence in replay_file(rules_new, path).divergences:
+            report.games.append(f"{path}: game {divergence.game}, round {divergence.round}, move {divergence.move} "
+                                f"({divergence.text}): {divergence.problem}")
+    if emit:
+        report.witnesses = emit_regressions(report.diff, rules_old, rules_new, Path(emit) / variant)
+    return report
+
+
+def _outcome(scenario, rules: Rules) -> str:
+    try:
+        result = run_scenario(scenario, rules)
+    except BaobeiError as error:
+        return f"ERROR {error.message}"
+    return "PASS" if result.passed else f"FAIL {result.message}"
+
+
+def emit_regressions(report: DiffReport, rules_old: Rules, rules_new: Rules, folder: Path) -> list[str]:
+    """Witness scenarios of a version change: each passes under the old rules and fails under the
+    new ones at the step that shows the change (run it with --spec NEW to see it)."""
+    import copy
+
+    import yaml
+
+    from .scenarios import _dump, _slug, realize
+    folder.mkdir(parents=True, exist_ok=True)
+    old, new = copy.copy(rules_old), copy.copy(rules_new)
+    old.variant, new.variant = "old", "new"
+    written = []
+    for number, finding in enumerate(report.findings, start=1):
+        for index, item in enumerate(finding.classes, start=1):
+            scenario = realize(item, old, new)
+            if scenario is None:
+                continue
+            scenario = _only_old(scenario, rules_old.variant)
+            path = folder / f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml"
+            path.write_text("# passes under the old rules; under the new ones it fails where they changed\n" +
+                            _dump(scenario, item), encoding="utf-8")
+            loaded = load_scenario(path)
+            if run_scenario(loaded, rules_old).passed and not run_scenario(loaded, rules_new).passed:
+                written.append(str(path))
+                break
+            path.unlink()
+    return written
+
+
+def _only_old(scenario: dict, variant: str) -> dict:
+    """The scenario as the old rules play it, for the variant both versions share."""
+    steps = []
+    for step in scenario["steps"]:
+        scoped = step.pop("variants", None)
+        checks = step.pop("then_variants", None)
+        if scoped is not None and "old" not in scoped:
+            continue
+        if checks and "old" in checks:
+            step["then"] = checks["old"]
+        steps.append(step)
+    expect = scenario.pop("expect_variants", None)
+    if expect and "old" in expect:
+        scenario["expect"] = expect["old"]
+    scenario["steps"] = steps
+    scenario["variants"] = [variant]
+    return scenario

@@ -1,0 +1,179 @@
+"""An agent that plays like a person: it remembers what it has seen and acts on it.
+
+It sees only what the rules let its player see: the round's knowledge table for
+that player (peeks, keeps, looks, shows, what everyone saw), the visible discard,
+and a card it drew itself. Unknown cards count as the deck's average value. It
+replaces high cards, plucks when it knows a match, uses powers to learn, swap or
+hand out cards sensibly, and calls BAO when its expected total is low.
+It only ever picks among the legal moves the rules give it.
+"""
+from __future__ import annotations
+
+from baobei.dsl.schema import DECLINE_KINDS
+
+from .agents import Agent
+from .engine import Round
+from .moves import Move
+
+
+class MemoryAgent(Agent):
+    name = "memory"
+    bao_total = 4            # calls BAO when its expected total is at most this
+    bao_unknown = 1          # ... and at most this many of its cards are unknown
+
+    def new_round(self, rnd: Round) -> None:
+        deck = rnd.program.spec.cards
+        counts = {}
+        for player_card in rnd.deck + [c for p in rnd.players for c in p.layout if c is not None] + rnd.discard:
+            counts[player_card.kind.name] = counts.get(player_card.kind.name, 0) + 1
+        total = sum(counts.values()) or 1
+        self.average = sum(deck[name].value * count for name, count in counts.items()) / total
+
+    # -- what it knows ------------------------------------------------------------------------
+    def me(self, rnd: Round):
+        return rnd.by_name[self.player]
+
+    def seen(self, rnd: Round, slot):
+        return rnd.known[self.me(rnd).index].get((slot[0].index, slot[1]))
+
+    def worth(self, rnd: Round, slot) -> float:
+        kind = self.seen(rnd, slot)
+        return kind.value if kind is not None else self.average
+
+    def own(self, rnd: Round):
+        me = self.me(rnd)
+        return [s for s in me.slots() if rnd._slot_card(s) is not None]
+
+    def expected_total(self, rnd: Round) -> float:
+        return sum(self.worth(rnd, s) for s in self.own(rnd))
+
+    def unknown_own(self, rnd: Round) -> list:
+        return [s for s in self.own(rnd) if self.seen(rnd, s) is None]
+
+    def matches(self, rnd: Round, card) -> list:
+        """Face-down slots it knows hold a card of the same family."""
+        found = []
+        for (owner, number), kind in rnd.known[self.me(rnd).index].items():
+            if card is not None and kind.family == card.family:
+                found.append((rnd.players[owner], number))
+        return found
+
+    # -- choosing -----------------------------------------------------------------------------
+    def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
+        moves = rnd.legal_moves_of(player)
+        if not moves:
+            return None
+        by_kind: dict[str, list[Move]] = {}
+        for move in moves:
+            by_kind.setdefault(move.kind, []).append(move)
+        for decide in (self.pluck, self.turn_action, self.power, self.end_of_turn, self.follow_up):
+            move = decide(rnd, by_kind)
+            if move is not None:
+                return move
+        if may_decline:
+            return None
+        for kind in DECLINE_KINDS:
+            if kind in by_kind:
+                return by_kind[kind][0]
+        return moves[0]
+
+    def pluck(self, rnd: Round, by_kind) -> Move | None:
+        plucks = by_kind.get("pluck")
+        if not plucks:
+            return None
+        known = set(self.matches(rnd, rnd.ref.card))
+        me = self.me(rnd)
+        best, gain = None, 0.0
+        for move in plucks:
+            if not all(t in known for t in move.targets):
+                continue
+            value = sum(self.worth(rnd, t) if t[0] is me else 3.0 for t in move.targets)
+            value += 2.0 * len(move.targets)     # a card fewer is worth it on its own
+            if value > gain:
+                best, gain = move, value
+        return best
+
+    def turn_action(self, rnd: Round, by_kind) -> Move | None:
+        if "draw" in by_kind or "take" in by_kind:
+            top = rnd.discard[-1].kind if rnd.discard else None
+            if top is not None and "take" in by_kind:
+                worst = max(by_kind["take"], key=lambda m: self.worth(rnd, m.target))
+                if top.value + 2 < self.worth(rnd, worst.target):
+                    return worst
+            return by_kind.get("draw", [None])[0]
+        if "keep" in by_kind or "discard" in by_kind:
+            drawn = rnd.held[0].kind if rnd.held else None
+            if drawn is not None and "keep" in by_kind:
+                worst = max(by_kind["keep"], key=lambda m: self.worth(rnd, m.target))
+                if drawn.value + 1 < self.worth(rnd, worst.target):
+                    return worst
+            return by_kind.get("discard", [None])[0] or by_kind.get("keep", [None])[0]
+        return None
+
+    def power(self, rnd: Round, by_kind) -> Move | None:
+        me = self.me(rnd)
+        if "look" in by_kind:
+            looks = by_kind["look"]
+            singles = [m for m in looks if len(m.targets) == 1]
+            if singles:
+                mine = [m for m in singles if m.target[0] is me and self.seen(rnd, m.target) is None]
+                others = [m for m in singles if self.seen(rnd, m.target) is None]
+                return (mine or others or singles)[0]
+            # macaw: look at my worst card and an opponent's card I may want
+            scored = sorted(looks, key=lambda m: -(self.worth(rnd, m.target) if m.target[0] is me else 0)
+                            - (self.worth(rnd, m.second) if m.second[0] is me else 0))
+            return scored[0]
+        if "swap" in by_kind:
+            swaps = by_kind["swap"]
+            plain = [m for m in swaps if not m.targets]
+            if plain:  # macaw after looking: swap if it gives me the lower card
+                looked1, looked2 = rnd.vars.get("looked1"), rnd.vars.get("looked2")
+                if looked1 and looked2:
+                    mine, theirs = (looked1, looked2) if looked1[0] is me else (looked2, looked1)
+                    if mine[0] is me and theirs[0] is not me and self.worth(rnd, theirs) < self.worth(rnd, mine):
+                        return plain[0]
+                return by_kind.get("leave", plain)[0] if "leave" in by_kind else None
+            best, gain = None, 1.0
+            for move in swaps:
+                a, b = move.targets
+                mine, theirs = (a, b) if a[0] is me else (b, a)
+                if mine[0] is not me or theirs[0] is me:
+                    continue
+                value = self.worth(rnd, mine) - self.worth(rnd, theirs)
+                if value > gain:
+                    best, gain = move, value
+            return best or by_kind.get("skip", [None])[0]
+        if "show" in by_kind:
+            mine = [m for m in by_kind["show"] if m.target[0] is me and self.seen(rnd, m.target) is None]
+            return (mine or by_kind["show"])[0]
+        if "add" in by_kind:  # a card to the player who looks closest to winning
+            return min(by_kind["add"], key=lambda m: len([c for c in m.chosen.layout if c is not None]) or 99)
+        if "replace" in by_kind:
+            held = [c.kind for c in rnd.held]
+            best, gain = None, -99.0
+            for move in by_kind["replace"]:
+                value = 0.0
+                for card, slot in zip(held, move.targets):
+                    if slot[0] is me:
+                        value += self.worth(rnd, slot) - card.value
+                    else:
+                        value += card.value - self.worth(rnd, slot)
+                if value > gain:
+                    best, gain = move, value
+            return best
+        return None
+
+    def end_of_turn(self, rnd: Round, by_kind) -> Move | None:
+        if "bao" in by_kind and self.expected_total(rnd) <= self.bao_total and \
+                len(self.unknown_own(rnd)) <= self.bao_unknown:
+            return by_kind["bao"][0]
+        return by_kind.get("end", [None])[0]
+
+    def follow_up(self, rnd: Round, by_kind) -> Move | None:
+        if "give" in by_kind:   # give away the worst card it has
+            return max(by_kind["give"], key=lambda m: self.worth(rnd, m.target))
+        if "place" in by_kind:
+            return by_kind["place"][0]
+        if "peek" in by_kind:
+            return by_kind["peek"][0]
+        return None

@@ -1,0 +1,183 @@
+"""Recorded games (JSON Lines, one game per line) and their replay under other rules.
+
+A record holds what is needed to play a game again without its agents: each
+round's deal (the draw pile before the deal, top first), every new draw pile a
+recycle made, the first player, and every move with what it revealed to whom and
+a digest of the table after it. Replaying under a changed spec reports the first
+move that became illegal or whose result changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baobei.dsl.errors import BaobeiError, Loc, RuleRuntimeError, ScenarioError
+
+from .engine import Ctx, IllegalMove, Round
+from .game import new_round
+from .moves import Move, parse_move
+from .rules import Rules
+from .state import Rng
+
+FORMAT = "baobei-game/1"
+
+
+def digest(rnd: Round) -> str:
+    """A short fingerprint of what a player at the table could observe after a move."""
+    parts = [
+        [[c.kind.name if c else "_" for c in p.layout] for p in rnd.players],
+        [c.kind.name for c in rnd.discard[-1:]], len(rnd.deck), len(rnd.under), len(rnd.held),
+        rnd.active.name, rnd.describe_pending(),
+        {k: _plain(v) for k, v in sorted(rnd.vars.items()) if k in ("bao", "shield", "recycles", "final_phase")},
+    ]
+    return hashlib.sha1(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def _plain(value):
+    return getattr(value, "name", value)
+
+
+def revealed(before: list[dict], rnd: Round) -> dict:
+    """Positions each player learned with the last move: {player: {"Ben.2": card}}."""
+    found = {}
+    for player, old, new in zip(rnd.players, before, rnd.known):
+        learned = {f"{rnd.players[o].name}.{n}": kind.name for (o, n), kind in new.items() if old.get((o, n)) != kind}
+        if learned:
+            found[player.name] = learned
+    return found
+
+
+class Recorder:
+    """Collects one game as it is played (hooks for play_game)."""
+
+    def __init__(self, rules: Rules, seed: int, agents: list[str]):
+        self.game = {"format": FORMAT, "seed": seed, "variant": rules.variant, "layers": rules.spec.layers,
+                     "edition": rules.edition.name, "spec_version": rules.version, "agents": agents, "rounds": []}
+        self._before: list[dict] = []
+        self._round: dict | None = None
+
+    def on_round_start(self, rnd: Round) -> None:
+        self._round = {"players": [p.name for p in rnd.players], "first": rnd.first.name, "tiebreak": rnd.tiebreak,
+                       "totals": {p.name: p.vars["total"] for p in rnd.players}, "deck": list(rnd.initial_deck),
+                       "moves": []}
+        self.game["rounds"].append(self._round)
+        self._before = [dict(k) for k in rnd.known]
+
+    def on_move(self, rnd: Round, move: Move) -> None:
+        entry = {"move": str(move), "after": digest(rnd)}
+        learned = revealed(self._before, rnd)
+        if learned:
+            entry["revealed"] = learned
+        if rnd.shown:
+            entry["shown"] = [k.name for k in rnd.shown]
+        self._round["moves"].append(entry)
+        self._before = [dict(k) for k in rnd.known]
+        if rnd.round_over:
+            self._round["reshuffles"] = rnd.shuffled
+            self._round["scores"] = {p.name: p.vars["score"] for p in rnd.players}
+
+    def finish(self, record) -> dict:
+        self.game["totals"] = record.totals
+        self.game["winner"] = record.winner
+        return self.game
+
+
+# ---- replay ------------------------------------------------------------------------------------
+
+@dataclass
+class Divergence:
+    game: int
+    round: int
+    move: int
+    text: str
+    problem: str
+
+
+@dataclass
+class ReplayReport:
+    games: int = 0
+    moves: int = 0
+    divergences: list[Divergence] = field(default_factory=list)
+
+
+def read_games(path: str | Path) -> list[dict]:
+    games = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as problem:
+        raise ScenarioError(f"cannot read recorded games: {problem}", Loc(str(path))) from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            game = json.loads(line)
+        except json.JSONDecodeError as problem:
+            raise ScenarioError(f"not a JSON line: {problem.msg}", Loc(str(path), number, problem.colno)) from None
+        if not isinstance(game, dict) or game.get("format") != FORMAT or not isinstance(game.get("rounds"), list):
+            raise ScenarioError(f"not a recorded game (format {FORMAT})", Loc(str(path), number, 1))
+        games.append(game)
+    return games
+
+
+def replay_game(rules: Rules, game: dict, number: int) -> tuple[int, Divergence | None]:
+    """Plays a recorded game again; the first move that is refused or ends differently."""
+    moves = 0
+    for index, recorded in enumerate(game["rounds"], start=1):
+        try:
+            players = recorded["players"]
+            first = players.index(recorded["first"])
+            rnd = new_round(rules, players, Rng(int(game.get("seed", 0))), first=first,
+                            totals=recorded.get("totals", {}), tiebreak=bool(recorded.get("tiebreak")),
+                            deck=recorded["deck"])
+        except (KeyError, ValueError, TypeError) as problem:
+            raise ScenarioError(f"game {number}, round {index}: the record is incomplete ({problem})") from None
+        except BaobeiError as problem:
+            return moves, Divergence(number, index, 0, "the deal", problem.message)
+        rnd.reshuffles = [list(order) for order in recorded.get("reshuffles", [])]
+        for step, entry in enumerate(recorded["moves"], start=1):
+            text = entry["move"]
+            actor, _, body = text.partition(": ")
+            try:
+                rnd.apply(parse_move(actor, body, rnd.by_name))
+            except IllegalMove as refusal:
+                return moves, Divergence(number, index, step, text, f"now illegal: {refusal.reason}")
+            except BaobeiError as problem:
+                return moves, Divergence(number, index, step, text, f"cannot be played: {problem.message}")
+            moves += 1
+            if digest(rnd) != entry["after"]:
+                return moves, Divergence(number, index, step, text,
+                                         f"its result changed; the game now waits for {rnd.describe_pending()}")
+        if not rnd.round_over:
+            return moves, Divergence(number, index, len(recorded["moves"]), "the end of the round",
+                                     f"the round is not over; it waits for {rnd.describe_pending()}")
+        scores = {p.name: p.vars["score"] for p in rnd.players}
+        if recorded.get("scores") is not None and scores != recorded["scores"]:
+            return moves, Divergence(number, index, len(recorded["moves"]), "the scores",
+                                     f"the scores changed: {recorded['scores']} -> {scores}")
+        following = game["rounds"][index] if index < len(game["rounds"]) else None
+        if following is not None and not following.get("tiebreak"):
+            first = rnd.compiled.ns["X_next_first"](rnd, Ctx())
+            if first is None or first.name != following.get("first"):
+                return moves, Divergence(number, index, len(recorded["moves"]), "the next round",
+                                         f"the next round's first player changed: {following.get('first')} -> "
+                                         f"{first.name if first else None}")
+    return moves, None
+
+
+def replay_file(rules: Rules, path: str | Path) -> ReplayReport:
+    report = ReplayReport()
+    for number, game in enumerate(read_games(path), start=1):
+        report.games += 1
+        try:
+            moves, divergence = replay_game(rules, game, number)
+        except RuleRuntimeError as problem:
+            moves, divergence = 0, Divergence(number, 0, 0, "", f"the rules cannot go on: {problem.message}")
+        report.moves += moves
+        if divergence is not None:
+            report.divergences.append(divergence)
+    return report
+
+
+__all__ = ["Ctx", "Recorder", "ReplayReport", "digest", "read_games", "replay_file"]
