@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 
 from baobei.dsl.errors import BaobeiError, ConfigError
 from baobei.dsl.loader import load_config
@@ -216,6 +217,21 @@ def cmd_replay(args) -> int:
     return 1 if report.divergences else 0
 
 
+def cmd_report(args) -> int:
+    from baobei.report import build
+    config = _config(args)
+    variants = args.variant.split(",") if args.variant else ["fr", "de"]
+    for variant in variants:
+        _load(config, variant)
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    print(f"seed {seed}")
+    path = build(config, variants, Path(args.out), args.format, args.games, args.players, seed,
+                 [a.strip() for a in args.agents.split(",") if a.strip()],
+                 progress=sys.stderr.isatty() or args.progress)
+    print(f"report written to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="baobei", description="Rules-as-code for the card game BAO BEI.")
     verbs = parser.add_subparsers(dest="verb", metavar="COMMAND")
@@ -247,6 +263,19 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     _common(rep)
     rep.set_defaults(run=cmd_replay)
+
+    rpt = verbs.add_parser("report", help="one document: rules side by side, differences, claims, simulation "
+                                          "figures with plots")
+    rpt.add_argument("--variant", help="comma-separated variants (default: fr,de)")
+    rpt.add_argument("--format", choices=("md", "html"), default="html")
+    rpt.add_argument("--out", default="report", metavar="DIR", help="where to write it (default: ./report)")
+    rpt.add_argument("--games", type=int, default=300, help="simulated games per edition (default 300)")
+    rpt.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N")
+    rpt.add_argument("--agents", default="memory", metavar="A,B,...", help="agents per seat (default: memory)")
+    rpt.add_argument("--seed", type=int, metavar="S")
+    rpt.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    _common(rpt)
+    rpt.set_defaults(run=cmd_report)
 
     chk = verbs.add_parser("check", help="prove the claims; find overlaps, gaps and dead rules (Z3)")
     chk.add_argument("--variant", help="fr, de or all (default: all)")

@@ -60,12 +60,15 @@ class MemoryAgent(Agent):
 
     # -- choosing -----------------------------------------------------------------------------
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        moves = rnd.legal_moves_of(player)
-        if not moves:
+        options = rnd.options(player)
+        if not options:
             return None
         by_kind: dict[str, list[Move]] = {}
-        for move in moves:
-            by_kind.setdefault(move.kind, []).append(move)
+        for kind in options:
+            # plucks: only the ones it knows match (listing every double pluck would be slow)
+            by_kind[kind] = self.known_plucks(rnd, player) if kind == "pluck" else \
+                list(rnd.moves_of_kind(player, kind))
+        moves = [m for ms in by_kind.values() for m in ms]
         for decide in (self.pluck, self.turn_action, self.power, self.end_of_turn, self.follow_up):
             move = decide(rnd, by_kind)
             if move is not None:
@@ -73,9 +76,15 @@ class MemoryAgent(Agent):
         if may_decline:
             return None
         for kind in DECLINE_KINDS:
-            if kind in by_kind:
+            if by_kind.get(kind):
                 return by_kind[kind][0]
-        return moves[0]
+        return moves[0] if moves else None
+
+    def known_plucks(self, rnd: Round, player) -> list[Move]:
+        known = self.matches(rnd, rnd.ref.card)
+        candidates = [Move(player, "pluck", (slot,)) for slot in known]
+        candidates += [Move(player, "pluck", (a, b)) for a in known for b in known if a != b]
+        return [m for m in candidates if rnd.is_legal(m)]
 
     def pluck(self, rnd: Round, by_kind) -> Move | None:
         plucks = by_kind.get("pluck")

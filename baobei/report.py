@@ -1,0 +1,320 @@
+"""`baobei report`: one document a rules author reads.
+
+The rules of each edition side by side with their citations; the differences with
+their witness tables; the claims and their status; simulation figures per edition
+with plots (matplotlib, PNG): round length, BAO calls and success, score
+distribution, first-player advantage, rounds ended by the second recycle.
+"""
+from __future__ import annotations
+
+import html
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from baobei.checker.check import check
+from baobei.checker.diff import diff
+from baobei.checker.report import witness_line
+from baobei.checker.symbolic import Bounds
+from baobei.dsl import ast
+from baobei.dsl.errors import ConfigError
+from baobei.dsl.loader import Config, load_edition_for, load_spec
+from baobei.dsl.unparse import rule_body
+from baobei.interpreter.rules import load_rules
+from baobei.interpreter.simulate import simulate
+
+
+@dataclass
+class Figures:
+    variant: str
+    stats: object
+    round_turns: list[int] = field(default_factory=list)
+    scores: list[int] = field(default_factory=list)
+    bao_calls: int = 0
+    bao_successes: int = 0
+    first_wins: int = 0          # games won by the first player of the first round
+    games: int = 0
+    rounds: int = 0
+    final_phase: int = 0
+    seat_wins: Counter = field(default_factory=Counter)
+
+
+def gather(config: Config, variant: str, players: int, games: int, seed: int, agents: list[str],
+           progress: bool) -> Figures:
+    rules = load_rules(config, variant)
+    figures = Figures(variant, None)
+    shown = [0.0]
+
+    def on_game(record):
+        figures.games += 1
+        for played in record.rounds:
+            figures.rounds += 1
+            figures.round_turns.append(played.turns)
+            figures.scores += list(played.scores.values())
+            figures.final_phase += played.final_phase
+            if played.bao is not None:
+                figures.bao_calls += 1
+                figures.bao_successes += bool(played.bao_success)
+        if record.winner is not None:
+            figures.seat_wins[record.winner] += 1
+            if record.rounds and record.rounds[0].first == record.winner:
+                figures.first_wins += 1
+        if progress and (time.perf_counter() - shown[0] > 0.5 or figures.games == games):
+            shown[0] = time.perf_counter()
+            _bar(figures.games, games, variant)
+
+    figures.stats = simulate(rules, players, games, seed, agents, on_game=on_game)
+    if progress:
+        print(file=sys.stderr)
+    return figures
+
+
+def _bar(done: int, total: int, label: str) -> None:
+    width = 30
+    filled = int(width * done / max(total, 1))
+    print(f"\r  simulating {label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end="",
+          file=sys.stderr, flush=True)
+
+
+def plots(figures: list[Figures], out: Path) -> dict[str, str]:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ConfigError("the report's plots need matplotlib: pip install 'baobei[report]'") from None
+    files = {}
+
+    def save(name: str, draw) -> None:
+        fig, axis = plt.subplots(figsize=(6, 3.4))
+        draw(axis)
+        fig.tight_layout()
+        path = out / f"{name}.png"
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        files[name] = path.name
+
+    labels = [f.variant for f in figures]
+
+    def round_length(axis):
+        for f in figures:
+            axis.hist(f.round_turns, bins=range(0, max(f.round_turns + [1]) + 2), alpha=0.6, label=f.variant)
+        axis.set_xlabel("turns in a round")
+        axis.set_ylabel("rounds")
+        axis.set_title("Round length")
+        axis.legend()
+
+    def bao(axis):
+        calls = [f.bao_calls / max(f.rounds, 1) for f in figures]
+        success = [f.bao_successes / max(f.bao_calls, 1) for f in figures]
+        x = range(len(figures))
+        axis.bar([i - 0.2 for i in x], calls, 0.4, label="BAO calls per round")
+        axis.bar([i + 0.2 for i in x], success, 0.4, label="BAO success rate")
+        axis.set_xticks(list(x), labels)
+        axis.set_ylim(0, 1)
+        axis.set_title("BAO")
+        axis.legend()
+
+    def scores(axis):
+        for f in figures:
+            axis.hist(f.scores, bins=30, alpha=0.6, label=f.variant)
+        axis.set_xlabel("round score")
+        axis.set_ylabel("player-rounds")
+        axis.set_title("Score distribution")
+        axis.legend()
+
+    def first_player(axis):
+        share = [f.first_wins / max(f.games, 1) for f in figures]
+        fair = [1 / max(f.stats.players, 1) for f in figures]
+        x = range(len(figures))
+        axis.bar([i - 0.2 for i in x], share, 0.4, label="games won by the first player")
+        axis.bar([i + 0.2 for i in x], fair, 0.4, label="a fair share")
+        axis.set_xticks(list(x), labels)
+        axis.set_ylim(0, 1)
+        axis.set_title("First-player advantage")
+        axis.legend()
+
+    def recycle(axis):
+        share = [f.final_phase / max(f.rounds, 1) for f in figures]
+        axis.bar(labels, share)
+        axis.set_ylim(0, 1)
+        axis.set_ylabel("share of rounds")
+        axis.set_title("Rounds ended by the second recycle")
+
+    for name, draw in (("round-length", round_length), ("bao", bao), ("scores", scores),
+                       ("first-player", first_player), ("second-recycle", recycle)):
+        save(name, draw)
+    return files
+
+
+# ---- the document --------------------------------------------------------------------------------
+
+def rules_side_by_side(specs: dict) -> list[dict]:
+    """One row per rule name: its text and citations in each edition."""
+    names = []
+    for spec in specs.values():
+        for name in spec.rules:
+            if name not in names:
+                names.append(name)
+    rows = []
+    for name in names:
+        row = {"name": name, "cells": {}}
+        for variant, spec in specs.items():
+            rule = spec.rules.get(name)
+            if rule is None:
+                row["cells"][variant] = None
+                continue
+            cites = [f'{s.edition}: "{s.text}"' if isinstance(s, ast.Cite) else f'assumed: "{s.text}"'
+                     for s in rule.sources]
+            row["cells"][variant] = {"text": f"{rule.level_name} {rule_body(rule)}", "layer": rule.layer,
+                                     "loc": str(rule.loc), "cites": cites}
+        rows.append(row)
+    return rows
+
+
+def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, players: int, seed: int,
+          agents: list[str], progress: bool) -> Path:
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    specs = {v: load_spec(config, v) for v in variants}
+    editions = {v: load_edition_for(config, s) for v, s in specs.items()}
+    checks = {v: check(s, editions[v], v, Bounds()) for v, s in specs.items()}
+    differences = diff((variants[0], specs[variants[0]]), (variants[1], specs[variants[1]]),
+                       editions[variants[0]]) if len(variants) > 1 else None
+    figures = [gather(config, v, players, games, seed, agents, progress) for v in variants]
+    images = plots(figures, out)
+    document = Document(variants, specs, editions, checks, differences, figures, images,
+                        dict(games=games, players=players, seed=seed, agents=agents),
+                        time.perf_counter() - started)
+    path = out / ("report.html" if fmt == "html" else "report.md")
+    path.write_text(document.html() if fmt == "html" else document.markdown(), encoding="utf-8")
+    return path
+
+
+@dataclass
+class Document:
+    variants: list[str]
+    specs: dict
+    editions: dict
+    checks: dict
+    differences: object
+    figures: list[Figures]
+    images: dict
+    settings: dict
+    seconds: float
+
+    # each section as (heading, [blocks]); a block is ("p", text) ("table", header, rows) ("img", file, caption)
+    def sections(self) -> list[tuple[str, list]]:
+        sections = [("BAO BEI — rules report", [
+            ("p", f"Variants: {', '.join(self.variants)}. Edition: "
+                  + "; ".join(f"{v}: {e.name} (assumed: {', '.join(e.assumed) or 'nothing'})"
+                              for v, e in self.editions.items()) + "."),
+            ("p", f"Simulation: {self.settings['games']} games per edition, {self.settings['players']} players, "
+                  f"agents {','.join(self.settings['agents'])}, seed {self.settings['seed']}. "
+                  f"Built in {self.seconds:.0f} s."),
+        ])]
+        sections.append(("Claims", [("table", ["claim"] + self.variants, self._claim_rows())]))
+        if self.differences is not None:
+            blocks = []
+            for number, finding in enumerate(self.differences.findings, start=1):
+                blocks.append(("h3", f"{number}. {finding.title}"))
+                blocks.append(("p", "From: " + ", ".join(c.split(" ", 1)[1] for c in finding.causes)))
+                rows = []
+                for item in finding.classes:
+                    sides = "; ".join(f"{side}: " + ", ".join(r.name for r in rules)
+                                      for side, rules in item.rules.items())
+                    rows.append([item.message, sides, witness_line(item.witness)])
+                blocks.append(("table", ["what differs", "deciding rules", "witness table"], rows))
+            sections.append((f"Differences between {self.variants[0]} and {self.variants[1]}", blocks))
+        stats_rows = []
+        for f in self.figures:
+            s = f.stats
+            stats_rows.append([f.variant, str(s.games), str(s.rounds), f"{s.turns_per_round:.1f}",
+                               f"{f.bao_calls / max(f.rounds, 1):.2f}", f"{f.bao_successes / max(f.bao_calls, 1):.0%}",
+                               f"{f.first_wins / max(f.games, 1):.0%}", f"{f.final_phase / max(f.rounds, 1):.0%}",
+                               f"{s.games_per_second:.0f}"])
+        blocks = [("table", ["edition", "games", "rounds", "turns/round", "BAO/round", "BAO success",
+                             "first player wins", "2nd recycle", "games/s"], stats_rows)]
+        captions = {"round-length": "Round length", "bao": "BAO calls and success rate",
+                    "scores": "Score distribution", "first-player": "First-player advantage",
+                    "second-recycle": "Rounds ended by the second recycle"}
+        for name, caption in captions.items():
+            blocks.append(("img", self.images[name], caption))
+        sections.append(("Simulation", blocks))
+        rows = []
+        for row in rules_side_by_side(self.specs):
+            cells = [row["name"]]
+            for variant in self.variants:
+                cell = row["cells"][variant]
+                cells.append("—" if cell is None else
+                             f"{cell['text']}\n[{cell['layer']}, {cell['loc']}]\n" + "\n".join(cell["cites"]))
+            rows.append(cells)
+        sections.append(("The rules side by side", [("table", ["rule"] + self.variants, rows)]))
+        return sections
+
+    def _claim_rows(self) -> list[list[str]]:
+        names = []
+        for report in self.checks.values():
+            for name, _, _ in report.claims:
+                if name not in names:
+                    names.append(name)
+        rows = []
+        for name in names:
+            row = [name]
+            for variant in self.variants:
+                status = {n: s for n, s, _ in self.checks[variant].claims}.get(name, "—")
+                row.append(status)
+            rows.append(row)
+        findings = sum(len(r.findings) for r in self.checks.values())
+        rows.append([f"(findings of check: {findings})"] + ["" for _ in self.variants])
+        return rows
+
+    def markdown(self) -> str:
+        lines = []
+        for index, (heading, blocks) in enumerate(self.sections()):
+            lines.append(("# " if index == 0 else "## ") + heading)
+            lines.append("")
+            for block in blocks:
+                if block[0] == "p":
+                    lines += [block[1], ""]
+                elif block[0] == "h3":
+                    lines += [f"### {block[1]}", ""]
+                elif block[0] == "img":
+                    lines += [f"![{block[2]}]({block[1]})", ""]
+                else:
+                    _, header, rows = block
+                    lines.append("| " + " | ".join(header) + " |")
+                    lines.append("|" + "---|" * len(header))
+                    for row in rows:
+                        lines.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", "<br>") for c in row) + " |")
+                    lines.append("")
+        return "\n".join(lines)
+
+    def html(self) -> str:
+        e = html.escape
+        parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>BAO BEI rules report</title>",
+                 "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
+                 "table{border-collapse:collapse;margin:1em 0;font-size:.9em}td,th{border:1px solid #ccc;"
+                 "padding:.3em .5em;vertical-align:top;text-align:left}th{background:#f3f3f3}"
+                 "td{white-space:pre-wrap}img{max-width:48%;margin:.5em}figure{display:inline-block;"
+                 "width:48%;margin:0}figcaption{font-size:.85em;color:#555}</style></head><body>"]
+        for index, (heading, blocks) in enumerate(self.sections()):
+            parts.append(f"<h{1 if index == 0 else 2}>{e(heading)}</h{1 if index == 0 else 2}>")
+            for block in blocks:
+                if block[0] == "p":
+                    parts.append(f"<p>{e(block[1])}</p>")
+                elif block[0] == "h3":
+                    parts.append(f"<h3>{e(block[1])}</h3>")
+                elif block[0] == "img":
+                    parts.append(f"<figure><img src='{e(block[1])}' alt='{e(block[2])}' style='max-width:100%'>"
+                                 f"<figcaption>{e(block[2])}</figcaption></figure>")
+                else:
+                    _, header, rows = block
+                    parts.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>")
+                    for row in rows:
+                        parts.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>")
+                    parts.append("</table>")
+        parts.append("</body></html>")
+        return "\n".join(parts)
