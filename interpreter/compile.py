@@ -134,6 +134,15 @@ SLOT_ATTRS = {"owner": "_owner", "number": "_number", "card": "_card", "occupied
               "moved_by": "_mby"}
 CARD_ATTRS = {"value": "_value", "family": "_family", "power": "_kpower"}
 REF_ATTRS = {"card": "_rcard", "how": "_rhow", "by": "_rby", "open": "_ropen"}
+# A quantifier's variable over `p.slots` or `slots` is always an existing slot: read it directly.
+VALID_SLOT_ATTRS = {"occupied": "({s}[0].layout[{s}[1] - 1] is not None)",
+                    "empty": "({s}[0].layout[{s}[1] - 1] is None)",
+                    "owner": "{s}[0]", "number": "{s}[1]", "new": "False"}
+
+
+def _existing_slots(domain) -> bool:
+    return (isinstance(domain, ast.Attr) and domain.name == "slots" and domain.obj.type.name == "player") or \
+        (isinstance(domain, ast.Name) and domain.ref == ("global", "slots"))
 
 
 @dataclass
@@ -160,6 +169,7 @@ class Compiled:
             self.ns["K_" + name] = kind
         self._counter = itertools.count()
         self.sources: list[str] = []
+        self.valid_slots: set[str] = set()
         for name in spec.defines:
             self._define(name)
         for name in spec.decisions:
@@ -227,6 +237,10 @@ class Compiled:
             return f"S.ref.{name}"  # the current reference always exists
         obj = self.code(expr.obj, scope)
         if obj_type == "slot":
+            if obj in self.valid_slots:
+                fast = VALID_SLOT_ATTRS.get(name)
+                if fast is not None:
+                    return fast.format(s=obj)
             return f"{SLOT_ATTRS[name]}({obj})"
         if obj_type == "card":
             return f"{CARD_ATTRS[name]}({obj})"
@@ -277,6 +291,8 @@ class Compiled:
     def quant_code(self, expr: ast.Quant, scope: dict[str, str]) -> str:
         var = self.fresh("q")
         domain = self.code(expr.domain, scope)
+        if _existing_slots(expr.domain):
+            self.valid_slots.add(var)   # a slot of a layout's own list: no bounds to check
         body = self.code(expr.body, {**scope, expr.var: var})
         if expr.kind == "all":
             return f"all({body} for {var} in {domain})"
