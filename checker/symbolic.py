@@ -15,6 +15,7 @@ import z3
 
 from baobei.dsl import ast, schema
 from baobei.dsl.edition import Edition
+from baobei.dsl.errors import SolverError
 from baobei.dsl.model import Spec
 
 NONE = -1
@@ -118,6 +119,10 @@ class Situation:
                                                         "threshold", "edition_deal")}
         self.tiebreak = z3.Bool(f"{t}tiebreak")
         self._reads: dict = {}
+        for decl in list(spec.vars.values()) + list(spec.player_vars.values()):
+            if decl.type.name == "list":
+                raise SolverError(f"variable '{decl.name}' holds a list: the checker reasons about variables of "
+                                  f"one value (a number, a player, a slot, a card ...)", decl.loc)
         self.vars = {name: self._fresh(f"{t}{name}", decl.type) for name, decl in spec.vars.items()}
         self.pvars = {name: [self._fresh(f"{t}{name}_{i}", decl.type) for i in range(P)]
                       for name, decl in spec.player_vars.items()}
@@ -131,8 +136,8 @@ class Situation:
             return SlotV(z3.Int(name + "_player"), z3.Int(name + "_number"))
         if type_.name == "reference":
             return RefV(z3.Int(name + "_card"), z3.Int(name + "_how"), z3.Int(name + "_by"), z3.Bool(name + "_open"))
-        if type_.name == "list":
-            raise ValueError("list variables are not supported by the checker")
+        if type_.name == "list":  # refused with its location in __init__
+            raise SolverError(f"'{name}' holds a list")
         return z3.Int(name)
 
     # -- well-formed tables --------------------------------------------------------------

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .edition import Edition, load_edition
-from .errors import ConfigError, Loc
+from .errors import ConfigError, Loc, SpecTypeError
 from .layers import layer_files, load_layers
 from .model import Spec
 from .resolve import resolve
@@ -122,7 +122,11 @@ def load_spec(config: Config, variant: str | None = None) -> Spec:
     key = (str(config.spec_dir.resolve()), tuple(layers), str(config.config_dir), _fingerprint(files + rulebooks))
     if key not in _SPECS:
         layered = load_layers(config.spec_dir, layers, config.config_dir)
-        _SPECS[key] = resolve(layered, config.spec_dir)
+        try:
+            _SPECS[key] = resolve(layered, config.spec_dir)
+        except RecursionError:
+            raise SpecTypeError("an expression or a definition is nested too deeply to check",
+                                Loc(str(config.spec_dir))) from None
     return _SPECS[key]
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import hashlib
+import pickle
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
@@ -45,18 +47,29 @@ def parse_text(text: str, path: str) -> ast.SpecFile:
         tree = _lark().parse(text)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, path) from None
+    except RecursionError:
+        raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
     try:
         decls = _Builder(path).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, SpecSyntaxError):
             raise error.orig_exc from None
+        if isinstance(error.orig_exc, RecursionError):
+            raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
         raise
+    except RecursionError:
+        raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
     decls = [d for d in (decls.children if isinstance(decls, Tree) else decls) if d is not None]
     layer = next((d.name for d in decls if isinstance(d, ast.LayerDecl)), None)
     return ast.SpecFile(path=path, layer=layer, decls=[d for d in decls if not isinstance(d, ast.LayerDecl)])
 
 
+_PARSED: dict[tuple[str, str], bytes] = {}
+
+
 def parse_file(path: str | Path) -> ast.SpecFile:
+    """The file's syntax tree; a file already parsed with the same text comes from a cache
+    (a fresh copy each time: the resolver annotates the trees it is given)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -64,7 +77,10 @@ def parse_file(path: str | Path) -> ast.SpecFile:
         raise SpecSyntaxError(f"the file is not UTF-8 text ({error.reason})", Loc(str(path))) from None
     except OSError as error:
         raise SpecSyntaxError(f"cannot read the file: {error.strerror}", Loc(str(path))) from None
-    return parse_text(text, str(path))
+    key = (str(path), hashlib.sha1(text.encode("utf-8")).hexdigest())
+    if key not in _PARSED:
+        _PARSED[key] = pickle.dumps(parse_text(text, str(path)))
+    return pickle.loads(_PARSED[key])
 
 
 def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxError:

@@ -96,6 +96,9 @@ class _Resolver:
                 self.check_type_name(param.type, param.loc)
             self.check_block(proc.body, _Scope({p.name: p.type for p in proc.params}))
         for power in spec.powers.values():
+            if not power.body:
+                raise SpecNameError(f"power '{power.name}' has no effect: its block is empty", power.loc,
+                                    notes=("a power asks its user for a move (ask user: look, skip) or acts",))
             self.check_block(power.body, _Scope())
         for kind, handler in spec.handlers.items():
             if kind not in schema.MOVE_KINDS:
