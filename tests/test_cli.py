@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -115,9 +116,10 @@ def test_simulate_prints_its_seed(capsys):
 
 
 def test_the_installed_command_has_help_and_never_shows_a_traceback(tmp_path):
-    help_text = subprocess.run([sys.executable, "-m", "baobei.cli", "--help"], capture_output=True, text=True)
+    command = shutil.which("baobei", path=str(Path(sys.executable).parent)) or shutil.which("baobei")
+    assert command, "the console script 'baobei' is installed beside python"
+    help_text = subprocess.run([command, "--help"], capture_output=True, text=True, cwd=tmp_path)
     assert help_text.returncode == 0 and "scenario" in help_text.stdout and "simulate" in help_text.stdout
     broken = write(tmp_path, "title: [unclosed\n")
-    result = subprocess.run([sys.executable, "-m", "baobei.cli", "scenario", str(broken)], capture_output=True,
-                            text=True)
+    result = subprocess.run([command, "scenario", str(broken)], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr and str(broken) in result.stderr
