@@ -86,6 +86,7 @@ class Checker:
         self.sites = analyse(spec)[0]
         self.report = Report(variant, str(bounds), edition=edition.name, assumed=list(edition.assumed))
         self.base = self.situation.constraints() + [self.tr.expr(i.expr) for i in spec.invariants.values()]
+        self.models: dict[str, list] = {}   # satisfying situations found so far, by decision
 
     def new_solver(self):
         solver = z3.Solver()
@@ -103,6 +104,7 @@ class Checker:
         model = solver.model() if result == z3.sat else None
         reason = solver.reason_unknown() if result == z3.unknown else ""
         if result == z3.sat:
+            self.models.setdefault(what.split(":")[0], []).append(model)
             return "sat", (self.smaller(assertions) or model) if witness else model
         if result == z3.unsat:
             return "unsat", None
@@ -168,7 +170,12 @@ class Checker:
                          self.witness(model, kind))
 
     def dead_or_masked(self, decision: str, rule, applies: list, higher: list, kind: str | None = None) -> None:
-        """One query when the rule can decide (the usual case), two otherwise."""
+        """A situation already found where the rule decides settles it; else one query when the rule
+        can decide (the usual case), two otherwise."""
+        decides = z3.And(applies[-1], z3.Not(z3.Or(higher))) if higher else applies[-1]
+        for model in self.models.get(decision, []):
+            if z3.is_true(model.eval(decides, model_completion=True)):
+                return
         if higher:
             status, _ = self.solve(applies + [z3.Not(z3.Or(higher))], f"{decision}: can {rule.name} decide")
             if status != "unsat":
