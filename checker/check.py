@@ -241,12 +241,7 @@ class Checker:
     def check_value(self, name: str) -> None:
         decl = self.spec.decisions[name]
         rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
-        args = [self.situation._fresh(f"arg_{name}_{p.name}", p.type) for p in decl.params]
-        context = []
-        for param, arg in zip(decl.params, args):
-            context += self.situation._range(arg, param.type)
-            if param.type.name == "player":
-                context.append(arg >= 0)
+        args, context = self.situation.decision_arguments(decl, "arg")
         decision = f"value {name}"
         conditions = [self.tr.condition(r, args) for r in rules]
         values = [self.tr.expr(r.body.value, self.tr.rule_env(r, args)) for r in rules]

@@ -261,12 +261,7 @@ class Differ:
 
     def value(self, name: str) -> None:
         decl = self.spec_a.decisions[name]
-        args = [self.situation._fresh(f"diff_{name}_{p.name}", p.type) for p in decl.params]
-        context = []
-        for param, arg in zip(decl.params, args):
-            context += self.situation._range(arg, param.type)
-            if param.type.name == "player":
-                context.append(arg >= 0)
+        args, context = self.situation.decision_arguments(decl, "diff")
         value_a, value_b = self.tr_a.decision(name, args), self.tr_b.decision(name, args)
         win_a, rules_a = self.tr_a.decision_winner(name, args)
         win_b, rules_b = self.tr_b.decision_winner(name, args)

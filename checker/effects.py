@@ -60,32 +60,26 @@ def primitives_conserve(kinds: int, timeout_ms: int) -> list[EffectResult]:
     def total(zones):
         return [z3.Sum([z[k] for z in zones]) for k in range(K)]
 
-    before = total([deck, discard, under, held, layout])
+    zones = {"pile": deck, "discard": discard, "under": under, "held": held, "slots": layout}
+    order = list(zones)
+    before = total(list(zones.values()))
     cases = {}
-    d2, h2 = move_one(deck, held, card)
-    cases["draw (pile -> held)"] = (has(deck, card), [d2, discard, under, h2, layout])
-    d2, x2 = move_one(deck, discard, card)
-    cases["flip (pile -> discard)"] = (has(deck, card), [d2, x2, under, held, layout])
-    h2, x2 = move_one(held, discard, card)
-    cases["discard held"] = (has(held, card), [deck, x2, under, h2, layout])
-    s2, x2 = move_one(layout, discard, card)
-    cases["discard a slot"] = (has(layout, card), [deck, x2, under, held, s2])
-    h2, u2 = move_one(held, under, card)
-    cases["bury held"] = (has(held, card), [deck, discard, u2, h2, layout])
-    s2, u2 = move_one(layout, under, card)
-    cases["bury a slot"] = (has(layout, card), [deck, discard, u2, held, s2])
-    h2, s2 = move_one(held, layout, card)
-    cases["place held into a free slot"] = (has(held, card), [deck, discard, under, h2, s2])
-    x2, h2 = move_one(discard, held, card)
-    cases["take the top of the discard"] = (has(discard, card), [deck, x2, under, h2, layout])
-    cases["swap two slots"] = (z3.And(has(layout, card), has(layout, other)), [deck, discard, under, held, layout])
-    cases["move a card to a free slot"] = (has(layout, card), [deck, discard, under, held, layout])
+    one_card = (("draw (pile -> held)", "pile", "held"), ("flip (pile -> discard)", "pile", "discard"),
+                ("discard held", "held", "discard"), ("discard a slot", "slots", "discard"),
+                ("bury held", "held", "under"), ("bury a slot", "slots", "under"),
+                ("place held into a free slot", "held", "slots"), ("take the top of the discard", "discard", "held"),
+                ("deal (pile -> slot)", "pile", "slots"))
+    for what, source, target in one_card:
+        moved_from, moved_to = move_one(zones[source], zones[target], card)
+        after = dict(zones, **{source: moved_from, target: moved_to})
+        cases[what] = (has(zones[source], card), [after[name] for name in order])
+    # a swap or a move stays within the layouts: the counts per card are those of before
+    cases["swap two slots"] = (z3.And(has(layout, card), has(layout, other)), list(zones.values()))
+    cases["move a card to a free slot"] = (has(layout, card), list(zones.values()))
     new_deck = [d + x - z3.If(top == k, 1, 0) + u for k, (d, x, u) in enumerate(zip(deck, discard, under))]
     new_discard = [z3.If(top == k, 1, 0) for k in range(K)]
     cases["shuffle the discard (but its top) and what is under it into the pile"] = (
         has(discard, top), [new_deck, new_discard, [z3.IntVal(0)] * K, held, layout])
-    d2, s2 = move_one(deck, layout, card)
-    cases["deal (pile -> slot)"] = (has(deck, card), [d2, discard, under, held, s2])
     for what, (precondition, zones) in cases.items():
         solver = z3.Solver()
         solver.set("timeout", timeout_ms)

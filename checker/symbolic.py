@@ -180,6 +180,16 @@ class Situation:
         c += self._deck_counts()
         return c
 
+    def decision_arguments(self, decl: ast.DecisionDecl, stem: str) -> tuple[list, list]:
+        """Fresh symbolic arguments for a decision's parameters, and the constraints on them."""
+        args = [self._fresh(f"{stem}_{decl.name}_{p.name}", p.type) for p in decl.params]
+        context = []
+        for param, arg in zip(decl.params, args):
+            context += self._range(arg, param.type)
+            if param.type.name == "player":
+                context.append(arg >= 0)
+        return args, context
+
     def _by_players(self, table: dict[int, int]):
         expr = z3.IntVal(table.get(2, 0))
         for players in range(3, self.bounds.players + 1):

@@ -118,6 +118,11 @@ def _ropen(r):
     return r.open if r is not None else False
 
 
+def _allows(rule):
+    """A legality verdict: the deciding rule allows (no rule deciding is a refusal)."""
+    return rule is not None and rule.allow
+
+
 HELPERS = {name: value for name, value in globals().items() if name.startswith("_") and callable(value)
            and name not in ("__import__",)}
 
@@ -138,6 +143,12 @@ REF_ATTRS = {"card": "_rcard", "how": "_rhow", "by": "_rby", "open": "_ropen"}
 VALID_SLOT_ATTRS = {"occupied": "({s}[0].layout[{s}[1] - 1] is not None)",
                     "empty": "({s}[0].layout[{s}[1] - 1] is None)",
                     "owner": "{s}[0]", "number": "{s}[1]", "new": "False"}
+
+
+def _invoke(kind: str, name: str, args: list[str]) -> str:
+    """The call of a compiled definition (D_) or decision (X_)."""
+    prefix = "D_" if kind == "define" else "X_"
+    return f"{prefix}{name}(S, C{''.join(', ' + a for a in args)})"
 
 
 def _existing_slots(domain) -> bool:
@@ -220,10 +231,8 @@ class Compiled:
             return scope[expr.name]
         if kind == "var":
             return f"S.vars[{expr.name!r}]"
-        if kind == "define":
-            return f"D_{expr.name}(S, C)"
-        if kind == "decision":
-            return f"X_{expr.name}(S, C)"
+        if kind in ("define", "decision"):
+            return _invoke(kind, expr.name, [])
         if kind == "global":
             return GLOBAL_CODE[expr.name]
         if detail == "card":
@@ -258,12 +267,10 @@ class Compiled:
     def call_code(self, expr: ast.Call, scope: dict[str, str]) -> str:
         kind, detail = expr.ref
         args = [self.code(arg, scope) for arg in expr.args]
-        if kind == "define":
-            return f"D_{expr.name}(S, C{''.join(', ' + a for a in args)})"
-        if kind == "decision":
-            return f"X_{expr.name}(S, C{''.join(', ' + a for a in args)})"
+        if kind in ("define", "decision"):
+            return _invoke(kind, expr.name, args)
         if kind == "legal":
-            return f"LEGAL[{detail!r}](S, C)[0]"
+            return f"_allows(LEGAL[{detail!r}](S, C))"
         if kind == "effects":
             return "True"  # proved by the checker (checker/effects.py), checked in play by the invariants
         if kind == "fires":

@@ -117,22 +117,21 @@ def specialise(expr, arity: int):
     return fold(walk(expr))
 
 
-def _all(items):
+def _join(op: str, items: list, empty: bool):
     if not items:
-        return _bool(True)
+        return _bool(empty)
     expr = items[0]
     for item in items[1:]:
-        expr = _typed(ast.Binary(item.loc, "and", expr, item), BOOL)
+        expr = _typed(ast.Binary(item.loc, op, expr, item), BOOL)
     return expr
+
+
+def _all(items):
+    return _join("and", items, True)
 
 
 def _any(items):
-    if not items:
-        return _bool(False)
-    expr = items[0]
-    for item in items[1:]:
-        expr = _typed(ast.Binary(item.loc, "or", expr, item), BOOL)
-    return expr
+    return _join("or", items, False)
 
 
 def fold(expr):
