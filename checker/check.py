@@ -322,19 +322,7 @@ class Checker:
 
 
 def _legal_kinds(expr) -> set[str]:
-    found = set()
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, ast.Call) and e.ref and e.ref[0] == "legal":
-            found.add(e.ref[1])
-        for name in ("obj", "operand", "left", "right", "domain", "body", "cond", "then", "other"):
-            child = getattr(e, name, None)
-            if isinstance(child, ast.Expr):
-                stack.append(child)
-        for name in ("args", "items"):
-            stack.extend(getattr(e, name, None) or [])
-    return found
+    return {e.ref[1] for e in ast.walk(expr) if isinstance(e, ast.Call) and e.ref and e.ref[0] == "legal"}
 
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),

@@ -307,9 +307,7 @@ def _reads(spec: Spec, item, found: set) -> None:
             ([item.body.role, item.body.user] if isinstance(item.body, ast.Fire) else [])
     elif isinstance(item, ast.DefineDecl):
         exprs = [item.body]
-    stack = [e for e in exprs if e is not None]
-    while stack:
-        e = stack.pop()
+    for e in (node for root in exprs if root is not None for node in ast.walk(root)):
         ref = getattr(e, "ref", None)
         if ref and ref[0] == "define" and f"define {e.name}" not in found:
             found.add(f"define {e.name}")
@@ -321,12 +319,6 @@ def _reads(spec: Spec, item, found: set) -> None:
                 _reads(spec, rule, found)
         elif ref and ref[0] == "var":
             found.add(f"var {e.name}")
-        for name in ("obj", "operand", "left", "right", "domain", "body", "cond", "then", "other"):
-            child = getattr(e, name, None)
-            if isinstance(child, ast.Expr):
-                stack.append(child)
-        for name in ("args", "items"):
-            stack.extend(getattr(e, name, None) or [])
 
 
 def _rule(rules: list, index: int):

@@ -262,17 +262,7 @@ class Executor:
 
 def _reads_a_variable(expr) -> bool:
     """Whether an operand reads a spec variable (a value another move's handler may have set)."""
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        ref = getattr(e, "ref", None)
-        if ref and ref[0] == "var":
-            return True
-        for name in ("obj", "operand", "left", "right", "domain", "body", "cond", "then", "other"):
-            child = getattr(e, name, None)
-            if isinstance(child, ast.Expr):
-                stack.append(child)
-    return False
+    return any(getattr(e, "ref", None) and e.ref[0] == "var" for e in ast.walk(expr))
 
 
 def _set(s: Situation, slot: SlotV, value):

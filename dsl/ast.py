@@ -144,6 +144,34 @@ class IfExpr(Expr):
     other: Expr
 
 
+def children(expr: Expr) -> list[Expr]:
+    """The direct sub-expressions of an expression."""
+    if isinstance(expr, Attr):
+        return [expr.obj]
+    if isinstance(expr, (Call,)):
+        return list(expr.args)
+    if isinstance(expr, Unary):
+        return [expr.operand]
+    if isinstance(expr, Binary):
+        return [expr.left, expr.right]
+    if isinstance(expr, SetLit):
+        return list(expr.items)
+    if isinstance(expr, Quant):
+        return [expr.domain, expr.body]
+    if isinstance(expr, IfExpr):
+        return [expr.cond, expr.then, expr.other]
+    return []
+
+
+def walk(expr: Expr):
+    """Every sub-expression of an expression, itself first."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(children(node))
+
+
 # ---- statements --------------------------------------------------------------------
 
 @dataclass(eq=False)

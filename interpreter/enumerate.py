@@ -193,7 +193,7 @@ class Dependencies:
                 found.update(self._body(kind, expr.name))
             elif kind in ("legal", "fires"):
                 found.update((T1, T2, CH))
-        for child in _children(expr):
+        for child in ast.children(expr):
             self._walk(child, found)
 
     def _body(self, kind: str, name: str) -> frozenset:
@@ -210,24 +210,6 @@ class Dependencies:
                         self._walk(rule.when, found)
             self.memo[key] = frozenset(found)
         return self.memo[key]
-
-
-def _children(expr):
-    if isinstance(expr, ast.Attr):
-        return [expr.obj]
-    if isinstance(expr, ast.Call):
-        return list(expr.args)
-    if isinstance(expr, ast.Unary):
-        return [expr.operand]
-    if isinstance(expr, ast.Binary):
-        return [expr.left, expr.right]
-    if isinstance(expr, ast.SetLit):
-        return list(expr.items)
-    if isinstance(expr, ast.Quant):
-        return [expr.domain, expr.body]
-    if isinstance(expr, ast.IfExpr):
-        return [expr.cond, expr.then, expr.other]
-    return []
 
 
 def _split(expr, op: str) -> list:

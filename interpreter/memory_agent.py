@@ -21,6 +21,8 @@ class MemoryAgent(Agent):
     bao_total = 4            # calls BAO when its expected total is at most this
     bao_unknown = 1          # ... and at most this many of its cards are unknown
 
+    looked: tuple = ()       # the two slots of its last two-card look
+
     def new_round(self, rnd: Round) -> None:
         deck = rnd.program.spec.cards
         counts = {}
@@ -128,17 +130,17 @@ class MemoryAgent(Agent):
                 mine = [m for m in singles if m.target[0] is me and self.seen(rnd, m.target) is None]
                 others = [m for m in singles if self.seen(rnd, m.target) is None]
                 return (mine or others or singles)[0]
-            # macaw: look at my worst card and an opponent's card I may want
+            # two cards: my worst one and an opponent's that I may want; remembered for the swap
             scored = sorted(looks, key=lambda m: -(self.worth(rnd, m.target) if m.target[0] is me else 0)
                             - (self.worth(rnd, m.second) if m.second[0] is me else 0))
+            self.looked = scored[0].targets
             return scored[0]
         if "swap" in by_kind:
             swaps = by_kind["swap"]
             plain = [m for m in swaps if not m.targets]
-            if plain:  # macaw after looking: swap if it gives me the lower card
-                looked1, looked2 = rnd.vars.get("looked1"), rnd.vars.get("looked2")
-                if looked1 and looked2:
-                    mine, theirs = (looked1, looked2) if looked1[0] is me else (looked2, looked1)
+            if plain:  # after looking at two cards: swap them if it gives me the lower one
+                if len(self.looked) == 2:
+                    mine, theirs = self.looked if self.looked[0][0] is me else self.looked[::-1]
                     if mine[0] is me and theirs[0] is not me and self.worth(rnd, theirs) < self.worth(rnd, mine):
                         return plain[0]
                 return by_kind.get("leave", plain)[0] if "leave" in by_kind else None
