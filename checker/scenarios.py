@@ -21,7 +21,7 @@ import yaml
 
 from baobei.dsl.errors import BaobeiError
 from baobei.interpreter.engine import Ctx, IllegalMove, Round
-from baobei.interpreter.moves import Move, format_move
+from baobei.interpreter.moves import Move
 from baobei.interpreter.rules import Rules
 from baobei.interpreter.scenario import load_scenario, run_scenario, waiting
 from baobei.interpreter.table import round_from_table

@@ -13,7 +13,7 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.model import Spec, expr_text
 
-from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, none_slot
+from .symbolic import NONE, ListV, RefV, Situation, ite, none_slot
 
 _fresh = itertools.count()
 

@@ -80,8 +80,6 @@ def emit_regressions(report: DiffReport, rules_old: Rules, rules_new: Rules, fol
     new ones at the step that shows the change (run it with --spec NEW to see it)."""
     import copy
 
-    import yaml
-
     from .scenarios import _dump, _slug, realize
     folder.mkdir(parents=True, exist_ok=True)
     old, new = copy.copy(rules_old), copy.copy(rules_new)

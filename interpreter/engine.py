@@ -66,7 +66,6 @@ class Round:
     def __init__(self, program: Program, player_names: list[str], rng: Rng, *, threshold: int = 0,
                  edition_deal: int = 0, tiebreak: bool = False, first: int = 0, totals: dict | None = None):
         self.program = program
-        spec = program.spec
         self.compiled = program.compiled
         self.kinds: dict[str, CardKind] = self.compiled.kinds
         self.rng = rng
@@ -325,13 +324,6 @@ class Round:
                     for pair in permutations(slots, 2):
                         yield Move(actor, kind, pair)
 
-    def _asked(self, ask: Ask):
-        for asker, kinds in ask.clauses:
-            actors = self.players if asker is None else [asker]
-            for kind in sorted(kinds, key=lambda k: k not in DECLINE_KINDS):
-                for actor in actors:
-                    yield actor, kind
-
     def domain(self, actor: Player, kind: str):
         """The arguments the notation can give a move of this kind (legal or not)."""
         shape = SHAPES[kind][0]
@@ -354,6 +346,7 @@ class Round:
             yield from self._form_moves(actor, kind, arity, domain, ask)
 
     def _asked(self, ask: Ask, actor: Player | None = None):
+        """(player, kind) pairs the ask allows (one player's only, when given); declines first."""
         for asker, kinds in ask.clauses:
             if actor is not None:
                 if asker is not None and asker is not actor:

@@ -15,7 +15,7 @@ from baobei.dsl.loader import Config
 from baobei.dsl.yamlfile import YamlDoc, read_yaml
 
 from .engine import IllegalMove, Round
-from .moves import Move, format_move, parse_move
+from .moves import Move, parse_move
 from .rules import Rules, load_rules
 from .table import EMPTY, round_from_table
 

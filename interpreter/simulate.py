@@ -71,7 +71,7 @@ class Stats:
             f"rounds ended by the second recycle {self.final_phase_rounds}  tie-break rounds {self.tiebreak_rounds}",
         ] + ([f"invariants checked after {self.checked_moves} moves, {self.round_trips} table round trips"]
              if self.checked_moves else []) + \
-            ([f"wins by agent: " + ", ".join(f"{k} {v}" for k, v in sorted(self.wins.items()))]
+            (["wins by agent: " + ", ".join(f"{k} {v}" for k, v in sorted(self.wins.items()))]
              if len(set(self.agents)) > 1 else [])
 
 
@@ -86,19 +86,16 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
     started = time.perf_counter()
     last_report = started
     for index in range(games):
-        def on_move(rnd, move, _stats=stats):
-            _stats.moves += 1
-
-        if check:
-            on_move = _checking(rules, stats)
+        hooks = [_checking(rules, stats) if check else _counting(stats)]
         on_round_start = None
         if record is not None:
             recorder = Recorder(rules, game_seed(seed, index), agents)
-            counting, on_round_start = on_move, recorder.on_round_start
+            hooks.append(recorder.on_move)
+            on_round_start = recorder.on_round_start
 
-            def on_move(rnd, move, _counting=counting, _recorder=recorder):
-                _counting(rnd, move)
-                _recorder.on_move(rnd, move)
+        def on_move(rnd, move, _hooks=tuple(hooks)):
+            for hook in _hooks:
+                hook(rnd, move)
         played = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move,
                            on_round_start=on_round_start, trusted=not check)
         _count(stats, played, agents)
@@ -115,6 +112,12 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
     stats.seconds = time.perf_counter() - started
     return stats
+
+
+def _counting(stats: Stats):
+    def on_move(rnd, move):
+        stats.moves += 1
+    return on_move
 
 
 def _checking(rules: Rules, stats: Stats):

@@ -9,7 +9,7 @@ from baobei.dsl.edition import load_edition
 from baobei.dsl.errors import ConfigError, EditionError, SolverError
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-from conftest import ROOT, edit
+from conftest import ROOT
 
 
 def test_E300_an_edition_counting_an_unknown_card(tmp_path, config):
