@@ -25,8 +25,11 @@ def cmd_scenario(args) -> int:
     from baobei.interpreter.scenario import run_file, scenario_files
     config = _config(args)
     passed = failed = 0
+    decided: dict[str, set] = {}
     for path in scenario_files(args.paths):
         for result in run_file(path, config):
+            if result.round is not None:
+                decided.setdefault(result.variant, set()).update(result.round.decided)
             if args.variant and result.variant not in args.variant:
                 continue
             if result.passed:
@@ -36,8 +39,24 @@ def cmd_scenario(args) -> int:
             else:
                 failed += 1
                 print(f"FAIL {path} [{result.variant}] {result.message}")
+    if args.coverage:
+        _coverage(config, decided)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def _coverage(config, decided: dict[str, set]) -> None:
+    """Rules that decided no step of the scenarios: legality and trigger rules never exercised."""
+    from baobei.dsl import ast
+    from baobei.dsl.loader import load_spec
+    for variant, names in sorted(decided.items()):
+        spec = load_spec(config, variant)
+        judged = [r for r in spec.rules.values() if isinstance(r.body, (ast.Verdict, ast.Fire))]
+        missing = [r for r in judged if r.name not in names]
+        print(f"coverage {variant}: {len(judged) - len(missing)}/{len(judged)} legality and trigger rules decided "
+              f"a step")
+        for rule in missing:
+            print(f"  never decided: {rule.name} ({rule.loc})")
 
 
 def cmd_simulate(args) -> int:
@@ -240,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
     scenario.add_argument("--variant", action="append", help="run only this variant (repeatable)")
     scenario.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
+    scenario.add_argument("--coverage", action="store_true",
+                          help="list the legality and trigger rules that decided no step")
     _common(scenario)
     scenario.set_defaults(run=cmd_scenario)
 

@@ -118,6 +118,11 @@ def _ropen(r):
     return r.open if r is not None else False
 
 
+def _fires(result):
+    """A trigger decision: a rule fires the role (a default decides that nothing fires)."""
+    return result is not None and result[0] is not None
+
+
 def _allows(rule):
     """A legality verdict: the deciding rule allows (no rule deciding is a refusal)."""
     return rule is not None and rule.allow
@@ -275,7 +280,7 @@ class Compiled:
             return "True"  # proved by the checker (checker/effects.py), checked in play by the invariants
         if kind == "fires":
             role = expr_text(expr.args[0])
-            return f"(FIRES[{role!r}](S, C) is not None)" if role in dict(self.fire_groups) else "False"
+            return f"_fires(FIRES[{role!r}](S, C))" if role in dict(self.fire_groups) else "False"
         if expr.name == "count":
             return f"len({args[0]})"
         if expr.name in ("min", "max"):
@@ -365,7 +370,8 @@ class Compiled:
         return decide, applicable
 
     def _fire_groups(self):
-        """[(role text, function)] each returning (card kind, user, rank, rule) or None."""
+        """[(role text, function)] each returning (card kind or None, user, rank, deciding rule),
+        or None when no rule decides."""
         groups: dict[str, list[ast.RuleDecl]] = {}
         defaults = []
         for rule in self.spec.fire_rules():
@@ -382,8 +388,8 @@ class Compiled:
             for index, rule in enumerate(ordered):
                 cond = self.code(rule.when, {}) if rule.when is not None else "True"
                 lines.append(f"if {cond}:")
-                if isinstance(rule.body.role, ast.NoneLit):
-                    lines.append("    return None")
+                if isinstance(rule.body.role, ast.NoneLit):  # a default: nothing fires, by this rule
+                    lines.append(f"    return (None, None, 0, {table}[{index}])")
                 else:
                     card = self.code(rule.body.role, {})
                     user = self.code(rule.body.user, {})

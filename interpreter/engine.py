@@ -101,6 +101,7 @@ class Round:
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
         self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
+        self.decided: set[str] = set()                    # rules that decided a judged move or fired a power
         self._uid = 0
 
     # -- construction ---------------------------------------------------------------------
@@ -229,6 +230,8 @@ class Round:
         if problem:
             return (problem, None)
         rule = self.compiled.legal[kind](self, self.context(move, ask))
+        if rule is not None:
+            self.decided.add(rule.name)
         if self.strict:
             self._check_conflicts(move, ask, rule)
         if rule is None:
@@ -476,7 +479,10 @@ class Round:
         self.last_fired = []
         for role, fire in self.compiled.fire_groups:
             result = fire(self, F.C)
-            if result is not None and result[0] is not None and result[0].power is not None and result[1] is not None:
+            if result is None:
+                continue
+            self.decided.add(result[3].name)
+            if result[0] is not None and result[0].power is not None and result[1] is not None:
                 fired.append(result)
                 self.last_fired.append((role, result[3].name, result[2]))
         if not fired:

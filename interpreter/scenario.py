@@ -324,6 +324,8 @@ def _play_step(rnd: Round, step: Step) -> str | None:
             probe.apply(move_in_probe)
         except IllegalMove:
             return None
+        finally:
+            rnd.decided |= probe.decided   # the rule that refused it counts as exercised
         return "expected the move to be refused, but it was accepted"
     try:
         _decline_until_asked(rnd, move)

@@ -123,3 +123,12 @@ def test_the_installed_command_has_help_and_never_shows_a_traceback(tmp_path):
     broken = write(tmp_path, "title: [unclosed\n")
     result = subprocess.run([command, "scenario", str(broken)], capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr and "s.yaml:2:1: error[E400]" in result.stderr
+
+
+def test_scenario_coverage_lists_the_rules_no_step_exercised(tmp_path, capsys):
+    code = main(["scenario", "--coverage", "-q", str(write(tmp_path, PASSING))])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "coverage fr:" in out and "coverage de:" in out
+    assert "never decided: pluck.on_a_regular_discard" in out   # nobody plucked in this scenario
+    assert "never decided: draw.active_player" not in out
