@@ -38,16 +38,22 @@ class RandomAgent(Agent):
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
         if may_decline and self.rng.random.random() < 0.5:
             return None  # in a window, half the time it lets the card go
-        options = rnd.options(player)
-        kinds = [k for k in options if not (may_decline and k in DECLINE_KINDS)]
-        if not kinds:
-            return None
+        kinds = []
+        for asker, asked in rnd.pending.clauses:
+            if asker is None or asker is player:
+                kinds += [k for k in asked if k not in kinds and not (may_decline and k in DECLINE_KINDS)]
         if "bao" in kinds and len(kinds) > 1:
-            if self.rng.random.random() < self.bao_rate:
-                return Move(player, "bao")
             kinds.remove("bao")
-        kind = kinds[0] if len(kinds) == 1 else self.rng.choice(kinds)
-        return rnd.sample_move(player, kind, self.rng, forms=options[kind])
+            if self.rng.random.random() < self.bao_rate and rnd.is_legal(Move(player, "bao")):
+                return Move(player, "bao")
+        # a kind drawn at random until one has a legal move: uniform over the kinds that have one
+        while kinds:
+            kind = kinds[0] if len(kinds) == 1 else self.rng.choice(kinds)
+            move = rnd.sample_move(player, kind, self.rng)
+            if move is not None:
+                return move
+            kinds.remove(kind)
+        return None
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
