@@ -92,12 +92,17 @@ def _variants(config, requested: str | None) -> list[str]:
     return variants
 
 
-def _check_one(config, variant: str, bounds, timeout_ms: int):
+def _check_one(config, variant: str, bounds, timeout_ms: int, emit: str | None = None):
     from baobei.checker.check import check
     from baobei.dsl.loader import load_edition_for, load_spec
     spec = load_spec(config, variant)
     edition = load_edition_for(config, spec)
-    return check(spec, edition, variant, bounds, timeout_ms), spec.layers
+    report = check(spec, edition, variant, bounds, timeout_ms)
+    if emit and report.findings:
+        from baobei.checker.scenarios import emit_findings
+        from baobei.interpreter.rules import load_rules
+        emit_findings(report, load_rules(config, variant), emit)
+    return report, spec.layers
 
 
 def cmd_check(args) -> int:
@@ -110,7 +115,7 @@ def cmd_check(args) -> int:
     variants = _variants(config, args.variant)
     for variant in variants:  # load every spec first: bad input fails before any proof starts
         _load(config, variant)
-    results = _in_parallel(_check_one, [(config, v, bounds, args.timeout) for v in variants])
+    results = _in_parallel(_check_one, [(config, v, bounds, args.timeout, args.emit) for v in variants])
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  for report, _ in results)
     seconds = time.perf_counter() - started
@@ -301,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     chk = verbs.add_parser("check", help="prove the claims; find overlaps, gaps and dead rules (Z3)")
     chk.add_argument("--variant", help="fr, de or all (default: all)")
     chk.add_argument("--json", action="store_true", help="print one JSON object")
+    chk.add_argument("--emit", metavar="DIR", help="write a scenario file that plays into each overlap or gap")
     _solver_options(chk)
     _common(chk)
     chk.set_defaults(run=cmd_check)

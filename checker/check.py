@@ -51,10 +51,12 @@ class Finding:
     rules: list[RuleInfo] = field(default_factory=list)
     witness: dict | None = None
     query: str = ""            # for unknown results: which query
+    scenario: str | None = None  # a scenario file that plays into the finding (check --emit)
 
     def as_json(self) -> dict:
         return {"kind": self.kind, "decision": self.decision, "message": self.message,
-                "rules": [r.__dict__ for r in self.rules], "witness": self.witness, "query": self.query}
+                "rules": [r.__dict__ for r in self.rules], "witness": self.witness, "query": self.query,
+                "scenario": self.scenario}
 
 
 @dataclass

@@ -54,6 +54,8 @@ def finding_lines(finding: Finding) -> list[str]:
         lines.append(f"    witness: {witness_line(finding.witness)}")
     if finding.query and finding.kind == "unknown":
         lines.append(f"    query: {finding.query}")
+    if finding.scenario:
+        lines.append(f"    scenario: {finding.scenario}")
     return lines
 
 

@@ -414,3 +414,71 @@ def _dump(scenario: dict, item: Difference) -> str:
             lines += [f"#     {cite}" for cite in rule.cites]
     return "\n".join(lines) + "\n" + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True, width=110,
                                                    default_flow_style=None)
+
+
+# ---- findings of `check` as play ---------------------------------------------------------------
+
+def realize_finding(finding, rules: Rules) -> dict | None:
+    """A scenario that reaches an overlap or a gap of a move's legality and plays that move: it
+    fails there, with the interpreter saying which rules disagree or that none decides."""
+    if finding.kind not in ("overlap", "gap") or not finding.decision.startswith("legal ") or not finding.witness:
+        return None
+    kind = finding.decision.split()[1]
+    compiled = rules.program.compiled
+    conditions = [compiled.lambda_(rules.spec.rules[r.name].when) for r in finding.rules
+                  if finding.kind == "overlap" and rules.spec.rules[r.name].when is not None]
+
+    def shows(rnd: Round, move: Move) -> bool:
+        C = rnd.context(move, rnd.pending)
+        if finding.kind == "overlap":
+            return all(condition(rnd, C, {}) for condition in conditions)
+        return compiled.legal[kind](rnd, C) is None
+
+    deadline = time.perf_counter() + SECONDS_PER_CLASS
+    for table in tables(finding.witness, rules):
+        def expand(path, table=table):
+            rnd = _replay(table, rules, path)
+            if rnd is None or rnd.pending is None:
+                return []
+            if kind in rnd.pending.kinds():
+                for move in rnd.brute_force_candidates(kind):
+                    if shows(rnd, move):
+                        return ("found", str(move), path)
+            score = closeness(rnd, finding.witness)
+            return [(score, path + [text]) for text in _children(rnd, kind)]
+        start = _replay(table, rules, [])
+        if start is None:
+            continue
+        found = _best_first(closeness(start, finding.witness), expand, min(deadline, time.perf_counter() + 2.0))
+        if found is not None:
+            _, move, path = found
+            steps = [_step(text) for text in path] + [_step(move)]
+            title = f"{finding.kind} in {finding.decision}: {move} (this scenario fails where the rules do)"
+            return {"title": title, "variants": [rules.variant], **_table(table), "steps": steps}
+        if time.perf_counter() > deadline:
+            break
+    return None
+
+
+def emit_findings(report, rules: Rules, folder: str) -> list[str]:
+    out = Path(folder) / rules.variant
+    written = []
+    for number, finding in enumerate(report.findings, start=1):
+        scenario = realize_finding(finding, rules)
+        if scenario is None:
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{number:02d}-{finding.kind}-{_slug(finding.decision)}.yaml"
+        lines = [f"# witness of: {finding.message}"]
+        for rule in finding.rules:
+            lines.append(f"#   {rule.name} ({rule.loc})")
+        path.write_text("\n".join(lines) + "\n" + yaml.safe_dump(scenario, sort_keys=False, allow_unicode=True,
+                                                                width=110, default_flow_style=None),
+                        encoding="utf-8")
+        result = run_scenario(load_scenario(path), rules)
+        if result.passed:       # it must show the problem, or it is no witness
+            path.unlink()
+            continue
+        finding.scenario = str(path)
+        written.append(str(path))
+    return written

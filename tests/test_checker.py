@@ -152,3 +152,18 @@ def test_diff_emits_witness_scenarios_that_pass_under_both_editions(tmp_path, ca
     shows_refusal = [f for f in files if "expect: illegal" in f.read_text()]
     shows_waiting = [f for f in files if "waiting" in f.read_text()]
     assert shows_refusal and shows_waiting
+
+
+def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, capsys):
+    path = spec_copy / "core" / "pluck.bao"
+    path.write_text(path.read_text(encoding="utf-8") + '\nrule pluck.not_on_own_draw\n  assumed "a contradiction"\n'
+                    '  refuse pluck when reference.how == drawn\n', encoding="utf-8")
+    code = main(["check", "--variant", "fr", "--players", "3", "--slots", "4", "--spec", str(spec_copy),
+                 "--emit", str(tmp_path / "w")])
+    out = capsys.readouterr().out
+    assert code == 1 and "scenario:" in out
+    files = sorted((tmp_path / "w" / "fr").glob("*.yaml"))
+    assert files
+    assert main(["scenario", "--spec", str(spec_copy), str(files[0])]) == 1
+    out = capsys.readouterr().out
+    assert "rules disagree" in out and "pluck.not_on_own_draw" in out
