@@ -62,3 +62,32 @@ def test_the_same_seed_plays_the_same_games(config):
         (second.rounds, second.turns, second.moves, second.bao_calls)
     other = simulate(rules, 4, 5, 98, ["random"])
     assert (other.turns, other.moves) != (first.turns, first.moves)
+
+
+def _snapshot(rnd) -> tuple:
+    return (repr(table_from_round(rnd)), [sorted((k, v.name) for k, v in known.items()) for known in rnd.known],
+            sorted((k, repr(v)) for k, v in rnd.vars.items()), rnd.describe_pending(), len(rnd.frames),
+            [f.pc for f in rnd.frames], repr(rnd.ref.__dict__ if hasattr(rnd.ref, "__dict__") else
+                                              (rnd.ref.card, rnd.ref.how, rnd.ref.open)), len(rnd.history))
+
+
+def test_an_illegal_move_is_refused_with_a_reason_and_changes_nothing(config):
+    from baobei.interpreter.engine import IllegalMove
+    rules = load_rules(config, "de")
+    refused = 0
+    for seed in range(12, 30):
+        rng = Rng(seed)
+        rnd = new_round(rules, ["A", "B", "C"], rng, first=0, totals={})
+        while rnd.pending is not None:
+            legal = {str(m) for m in rnd.legal_moves()}
+            for kind in rnd.pending.kinds():
+                for move in rnd.brute_force_candidates(kind)[:5]:
+                    if str(move) in legal:
+                        continue
+                    before = _snapshot(rnd)
+                    with pytest.raises(IllegalMove) as caught:
+                        rnd.apply(move)
+                    assert caught.value.reason and _snapshot(rnd) == before
+                    refused += 1
+            rnd.apply(rng.choice(rnd.legal_moves()))
+    assert refused >= 100
