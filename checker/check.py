@@ -89,6 +89,8 @@ class Checker:
         self.report = Report(variant, str(bounds), edition=edition.name, assumed=list(edition.assumed))
         self.base = self.situation.constraints() + [self.tr.expr(i.expr) for i in spec.invariants.values()]
         self.models: dict[str, list] = {}   # satisfying situations found so far, by decision
+        s = self.situation
+        self.small_table = [s.np <= 3] + [n <= 3 for n in s.ns]
 
     def new_solver(self):
         solver = z3.Solver()
@@ -96,8 +98,18 @@ class Checker:
         return solver
 
     # -- one query ------------------------------------------------------------------------------
-    def solve(self, assertions: list, what: str, witness: bool = False):
-        """'sat' with its model, 'unsat', or 'unknown' (reported as a finding by the caller)."""
+    def solve(self, assertions: list, what: str, witness: bool = False, likely: bool = False):
+        """'sat' with its model, 'unsat', or 'unknown' (reported as a finding by the caller).
+        `likely`: a situation is expected to exist; a small table is tried first, which is
+        quicker and, when it has one, answers the full question too."""
+        if likely:
+            solver = self.new_solver()
+            solver.add(*self.base, *assertions, *self.small_table)
+            self.report.queries += 1
+            if solver.check() == z3.sat:
+                model = solver.model()
+                self.models.setdefault(what.split(":")[0], []).append(model)
+                return "sat", model
         solver = self.new_solver()
         solver.add(*self.base)
         solver.add(*assertions)
@@ -179,10 +191,11 @@ class Checker:
             if z3.is_true(model.eval(decides, model_completion=True)):
                 return
         if higher:
-            status, _ = self.solve(applies + [z3.Not(z3.Or(higher))], f"{decision}: can {rule.name} decide")
+            status, _ = self.solve(applies + [z3.Not(z3.Or(higher))], f"{decision}: can {rule.name} decide",
+                                   likely=True)
             if status != "unsat":
                 return
-        status, _ = self.solve(applies, f"{decision}: can {rule.name} apply")
+        status, _ = self.solve(applies, f"{decision}: can {rule.name} apply", likely=True)
         if status == "unsat":
             where = f" where {kind} can be asked" if kind else ""
             self.add("dead", decision, f"rule {rule.name} never applies{where}", [rule])
