@@ -72,6 +72,8 @@ def load_config(config_path: str | None = None, spec: str | None = None, edition
         raise ConfigError(f"no spec folder at {spec_dir}", Loc(str(path) if data else str(spec_dir)))
     config = Config(spec_dir=spec_dir, layers=list(layers or data.get("layers") or ["core", "fr"]),
                     config_dir=config_dir, variants={k: list(v) for k, v in (data.get("variants") or {}).items()})
+    # the config's own layers are a variant named by their last layer (e.g. house)
+    config.variants.setdefault(config.layers[-1], list(config.layers))
     if edition:
         config.edition = _path(edition, cwd)
     elif "edition" in data:
