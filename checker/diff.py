@@ -38,6 +38,7 @@ class Difference:
     scenario: str | None = None       # an emitted witness scenario
     model: object = field(default=None, repr=False)
     causes: set | None = None         # when the deciding rules alone do not say it
+    emitted: bool = False             # a scenario was searched for (diff --emit)
 
     def as_json(self) -> dict:
         return {"decision": self.decision, "message": self.message,

@@ -108,6 +108,10 @@ def diff_text(report: DiffReport) -> str:
             lines.append(f"         witness: {witness_line(item.witness)}")
             if item.scenario:
                 lines.append(f"         scenario: {item.scenario}")
+            elif item.emitted:
+                reason = "a decision other rules read: see their scenarios" if item.decision.startswith("value") \
+                    else "no short play found that shows it; the witness table stands alone"
+                lines.append(f"         scenario: none ({reason})")
     for unknown in report.unknown:
         lines.append(f"  UNKNOWN {unknown}")
     lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")

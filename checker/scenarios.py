@@ -31,7 +31,6 @@ from .diff import Difference, DiffReport
 NODE_BUDGET = 20000
 DEPTH = 8
 SECONDS_PER_CLASS = 8.0
-PER_FINDING = 3            # scenarios per finding at most: one per kind of situation is enough
 
 
 def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str) -> list[str]:
@@ -39,10 +38,8 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for number, finding in enumerate(report.findings, start=1):
-        realised = 0
         for index, item in enumerate(finding.classes, start=1):
-            if realised >= PER_FINDING:
-                break
+            item.emitted = True
             scenario = realize(item, rules_a, rules_b)
             if scenario is None:
                 continue
@@ -52,7 +49,6 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
             if _passes(path, rules_a, rules_b):
                 item.scenario = str(path)
                 written.append(str(path))
-                realised += 1
             else:  # never leave a witness that does not run
                 path.unlink()
     return written
