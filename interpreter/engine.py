@@ -403,6 +403,9 @@ class Round:
         rejection sampling (the full list is the fallback after `tries` refusals)."""
         ask = self.pending
         shape, counts = SHAPES[kind]
+        if counts == (0,):   # one possible move: judge it directly
+            return Move(actor, kind) if self.program.checks[(kind, 0)](self, Ctx(actor, ask.C.user, ask.C.power)) \
+                else None
         domain = self.domain(actor, kind)
         if forms is None:
             forms = [arity for arity in counts if next(self._form(actor, kind, arity, domain, ask), None) is not None]
@@ -458,8 +461,12 @@ class Round:
         return rule is not None and rule.allow
 
     def _has_legal_move(self, ask: Ask) -> bool:
+        checks = self.program.checks
         for actor, kind in self._asked(ask):
-            if next(self.moves_of_kind(actor, kind, ask), None) is not None:
+            if SHAPES[kind][1] == (0,):   # one possible move: judge it directly
+                if checks[(kind, 0)](self, Ctx(actor, ask.C.user, ask.C.power)):
+                    return True
+            elif next(self.moves_of_kind(actor, kind, ask), None) is not None:
                 return True
         return False
 

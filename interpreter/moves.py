@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from baobei.dsl.errors import MoveError
 
@@ -17,12 +16,28 @@ SHAPES: dict[str, tuple[str, tuple[int, ...]]] = {
 _SLOT = re.compile(r"^([^.\s]+)\.(\d+)$")
 
 
-@dataclass(frozen=True)
 class Move:
-    actor: object                      # Player
-    kind: str
-    targets: tuple = ()                # ((Player, number), ...)
-    chosen: object = None              # Player, for `add P`
+    """One move: who, what kind, which slots (and which player for `add P`)."""
+
+    __slots__ = ("actor", "kind", "targets", "chosen")
+
+    def __init__(self, actor, kind: str, targets: tuple = (), chosen=None):
+        self.actor = actor              # Player
+        self.kind = kind
+        self.targets = targets          # ((Player, number), ...)
+        self.chosen = chosen            # Player, for `add P`
+
+    def _key(self) -> tuple:
+        return (self.actor, self.kind, self.targets, self.chosen)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Move) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.targets))
+
+    def __repr__(self) -> str:
+        return f"Move({format_move(self)!r})"
 
     @property
     def target(self):
