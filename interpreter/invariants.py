@@ -60,7 +60,7 @@ class Watch:
                                           f"is {kind.name}, but it is {card.kind.name if card else 'empty'}")
 
     def spec_invariants(self, rnd: Round, where: str) -> None:
-        C = Ctx()
+        C = rnd.pending.C if rnd.pending is not None else Ctx()   # the decision's own context (its power)
         for decl, holds in self.invariants:
             if not holds(rnd, C, {}):
                 raise InvariantBroken(f"{where}: invariant {decl.name} ({decl.loc}) does not hold")
