@@ -249,9 +249,10 @@ def cmd_report(args) -> int:
         _load(config, variant)
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     print(f"seed {seed}")
+    from baobei.checker.symbolic import Bounds
     path = build(config, variants, Path(args.out), args.format, args.games, args.players, seed,
                  [a.strip() for a in args.agents.split(",") if a.strip()],
-                 progress=sys.stderr.isatty() or args.progress)
+                 progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots))
     print(f"report written to {path}")
     return 0
 
@@ -300,6 +301,10 @@ def build_parser() -> argparse.ArgumentParser:
     rpt.add_argument("--agents", default="memory", metavar="A,B,...", help="agents per seat (default: memory)")
     rpt.add_argument("--seed", type=int, metavar="S")
     rpt.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    rpt.add_argument("--check-players", type=int, default=6, choices=range(2, 7), metavar="N",
+                     help="largest table the claims and differences reason about (default 6)")
+    rpt.add_argument("--check-slots", type=int, default=6, choices=range(2, 11), metavar="N",
+                     help="most slots per player they reason about (default 6)")
     _common(rpt)
     rpt.set_defaults(run=cmd_report)
 

@@ -175,14 +175,14 @@ def rules_side_by_side(specs: dict) -> list[dict]:
 
 
 def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, players: int, seed: int,
-          agents: list[str], progress: bool) -> Path:
+          agents: list[str], progress: bool, bounds: Bounds = Bounds()) -> Path:
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     specs = {v: load_spec(config, v) for v in variants}
     editions = {v: load_edition_for(config, s) for v, s in specs.items()}
-    checks = {v: check(s, editions[v], v, Bounds()) for v, s in specs.items()}
+    checks = {v: check(s, editions[v], v, bounds) for v, s in specs.items()}
     differences = diff((variants[0], specs[variants[0]]), (variants[1], specs[variants[1]]),
-                       editions[variants[0]]) if len(variants) > 1 else None
+                       editions[variants[0]], bounds) if len(variants) > 1 else None
     figures = [gather(config, v, players, games, seed, agents, progress) for v in variants]
     images = plots(figures, out)
     document = Document(variants, specs, editions, checks, differences, figures, images,

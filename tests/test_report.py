@@ -7,7 +7,8 @@ from baobei.cli import main
 
 def test_html_report_with_plots_for_both_editions(tmp_path, capsys):
     out = tmp_path / "report"
-    code = main(["report", "--games", "6", "--players", "2", "--seed", "9", "--out", str(out)])
+    code = main(["report", "--games", "6", "--players", "2", "--seed", "9", "--out", str(out),
+                 "--check-players", "3", "--check-slots", "4"])
     assert code == 0 and "seed 9" in capsys.readouterr().out
     page = (out / "report.html").read_text(encoding="utf-8")
     for image in ("round-length", "bao", "scores", "first-player", "second-recycle"):
@@ -22,7 +23,8 @@ def test_html_report_with_plots_for_both_editions(tmp_path, capsys):
 def test_markdown_report(tmp_path, capsys):
     out = tmp_path / "md"
     assert main(["report", "--format", "md", "--variant", "de", "--games", "3", "--players", "3",
-                 "--seed", "1", "--out", str(out), "--agents", "random"]) == 0
+                 "--seed", "1", "--out", str(out), "--agents", "random", "--check-players", "3",
+                 "--check-slots", "4"]) == 0
     text = (out / "report.md").read_text(encoding="utf-8")
     assert text.startswith("# BAO BEI") and "| claim | de |" in text and "![Score distribution](scores.png)" in text
     assert "Differences" not in text
