@@ -40,11 +40,10 @@ EMPTY_CTX = Ctx()
 
 
 class Frame:
-    __slots__ = ("code", "pc", "L", "C", "kind", "loop", "action", "where")
+    __slots__ = ("code", "pc", "L", "C", "kind", "loop", "action")
 
     def __init__(self, block: Block, L: dict, C: Ctx, kind: int = BLOCK, loop=None, action: bool = False):
         self.code = block.code
-        self.where = block.where
         self.pc = 0
         self.L = L
         self.C = C
@@ -377,10 +376,6 @@ class Round:
         return [move for who, kind in self._asked(ask, actor) if kinds is None or kind in kinds
                 for move in self.moves_of_kind(who, kind, ask)]
 
-    def kinds_of(self, actor: Player) -> list[str]:
-        """The kinds of move this player may make now (each with at least one legal move)."""
-        return list(self.options(actor))
-
     def options(self, actor: Player) -> dict[str, list[int]]:
         """For each kind this player may make now, the numbers of targets it has legal moves with."""
         ask = self.pending
@@ -453,12 +448,9 @@ class Round:
         ask = self.pending
         if ask is None:
             return []
+        legal = self.compiled.legal
         return [move for actor, kind in self._asked(ask) for move in self.candidates(actor, kind)
-                if self._legal_fast(move, ask)]
-
-    def _legal_fast(self, move: Move, ask: Ask) -> bool:
-        rule = self.compiled.legal[move.kind](self, self.context(move, ask))
-        return rule is not None and rule.allow
+                if (rule := legal[kind](self, self.context(move, ask))) is not None and rule.allow]
 
     def _has_legal_move(self, ask: Ask) -> bool:
         checks = self.program.checks
