@@ -31,6 +31,7 @@ class Stats:
     checked_moves: int = 0
     round_trips: int = 0
     wins: dict = field(default_factory=dict)        # agent name -> games won
+    final_totals: dict = field(default_factory=dict)  # agent name -> [sum of final totals, seats]
     first_player_wins: int = 0
 
     @property
@@ -71,7 +72,9 @@ class Stats:
             f"rounds ended by the second recycle {self.final_phase_rounds}  tie-break rounds {self.tiebreak_rounds}",
         ] + ([f"invariants checked after {self.checked_moves} moves, {self.round_trips} table round trips"]
              if self.checked_moves else []) + \
-            (["wins by agent: " + ", ".join(f"{k} {v}" for k, v in sorted(self.wins.items()))]
+            (["wins by agent: " + ", ".join(f"{k} {v}" for k, v in sorted(self.wins.items())) +
+              "; average final total: " + ", ".join(f"{k} {t / max(n, 1):.1f}"
+                                                    for k, (t, n) in sorted(self.final_totals.items()))]
              if len(set(self.agents)) > 1 else [])
 
 
@@ -146,6 +149,11 @@ def _count(stats: Stats, record: GameRecord, agents: list[str]) -> None:
             stats.bao_successes += bool(rnd.bao_success)
         stats.final_phase_rounds += rnd.final_phase
         stats.tiebreak_rounds += rnd.tiebreak
+    for name, total in record.totals.items():
+        agent = agents[(int(name[1:]) - 1) % len(agents)]
+        sums = stats.final_totals.setdefault(agent, [0, 0])
+        sums[0] += total
+        sums[1] += 1
     if record.winner is not None:
         index = int(record.winner[1:]) - 1
         agent = agents[index % len(agents)]
