@@ -68,6 +68,6 @@ CLAIM_FUNCTIONS = ("legal", "fires", "effects_keep_cards")
 REQUIRED_VARS = {"bao": PLAYER, "shield": BOOL, "recycles": INT, "final_phase": BOOL, "round_over": BOOL}
 REQUIRED_PLAYER_VARS = {"score": INT, "total": INT}
 REQUIRED_PROCEDURES = ("setup", "turns", "recycle", "action_end")
-REQUIRED_DEFINES = {"game_over": 0, "winner": 0, "in_tiebreak": 1, "bao_succeeds": 0}
+REQUIRED_DEFINES = {"game_over": 0, "winner": 0, "in_tiebreak": 1, "bao_succeeds": 0, "priority": 1}
 REQUIRED_DECISIONS = ("next_first",)
 HOW_ENUM = "how"

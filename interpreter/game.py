@@ -60,8 +60,9 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int, totals: d
 
 
 def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
-    """The next move: the asked player's agent decides; in a pluck window, players in
-    clockwise order from the active player may act, the first who does gets it."""
+    """The next move: the asked player's agent decides; when several players are asked (a
+    pluck window), they may act in the order of priority the spec gives; the first who does
+    gets it."""
     ask = rnd.pending
     clauses = ask.clauses
     if len(clauses) == 1 and clauses[0][0] is not None:
@@ -82,13 +83,14 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
 
 
 def _actors_in_order(rnd: Round, ask) -> list:
-    players = rnd.players
-    start = (players.index(rnd.active) + 1) % len(players) if rnd.active in players else 0
-    clockwise = players[start:] + players[:start]
+    """The players asked, in the spec's order of priority (define priority(p))."""
+    priority = rnd.compiled.ns["D_priority"]
+    C = Ctx()
     if any(asker is None for asker, _ in ask.clauses):
-        return clockwise
-    askers = {asker for asker, _ in ask.clauses}
-    return [p for p in clockwise if p in askers]
+        asked = list(rnd.players)
+    else:
+        asked = [p for p in rnd.players if any(asker is p for asker, _ in ask.clauses)]
+    return sorted(asked, key=lambda p: priority(rnd, C, p))
 
 
 def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True) -> int:
