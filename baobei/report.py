@@ -78,6 +78,16 @@ def _bar(done: int, total: int, label: str) -> None:
           file=sys.stderr, flush=True)
 
 
+def paired_shares(axis, labels: list[str], left: tuple[str, list], right: tuple[str, list]) -> None:
+    """Two bars per edition, both shares between 0 and 1."""
+    x = range(len(labels))
+    axis.bar([i - 0.2 for i in x], left[1], 0.4, label=left[0])
+    axis.bar([i + 0.2 for i in x], right[1], 0.4, label=right[0])
+    axis.set_xticks(list(x), labels)
+    axis.set_ylim(0, 1)
+    axis.legend()
+
+
 def plots(figures: list[Figures], out: Path) -> dict[str, str]:
     try:
         import matplotlib
@@ -109,13 +119,8 @@ def plots(figures: list[Figures], out: Path) -> dict[str, str]:
     def bao(axis):
         calls = [f.bao_calls / max(f.rounds, 1) for f in figures]
         success = [f.bao_successes / max(f.bao_calls, 1) for f in figures]
-        x = range(len(figures))
-        axis.bar([i - 0.2 for i in x], calls, 0.4, label="BAO calls per round")
-        axis.bar([i + 0.2 for i in x], success, 0.4, label="BAO success rate")
-        axis.set_xticks(list(x), labels)
-        axis.set_ylim(0, 1)
+        paired_shares(axis, labels, ("BAO calls per round", calls), ("BAO success rate", success))
         axis.set_title("BAO")
-        axis.legend()
 
     def scores(axis):
         for f in figures:
@@ -128,13 +133,8 @@ def plots(figures: list[Figures], out: Path) -> dict[str, str]:
     def first_player(axis):
         share = [f.first_wins / max(f.games, 1) for f in figures]
         fair = [1 / max(f.stats.players, 1) for f in figures]
-        x = range(len(figures))
-        axis.bar([i - 0.2 for i in x], share, 0.4, label="games won by the first player")
-        axis.bar([i + 0.2 for i in x], fair, 0.4, label="a fair share")
-        axis.set_xticks(list(x), labels)
-        axis.set_ylim(0, 1)
+        paired_shares(axis, labels, ("games won by the first player", share), ("a fair share", fair))
         axis.set_title("First-player advantage")
-        axis.legend()
 
     def recycle(axis):
         share = [f.final_phase / max(f.rounds, 1) for f in figures]
