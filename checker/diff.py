@@ -39,6 +39,7 @@ class Difference:
     model: object = field(default=None, repr=False)
     causes: set | None = None         # when the deciding rules alone do not say it
     emitted: bool = False             # a scenario was searched for (diff --emit)
+    legal_in: str | None = None       # for legality differences: the side that allows the move
 
     def as_json(self) -> dict:
         return {"decision": self.decision, "message": self.message,
@@ -205,7 +206,7 @@ class Differ:
             refused = self.name_b if allowed == self.name_a else self.name_a
             message = f"{kind} is legal in {allowed} and refused in {refused}: " \
                       f"{self.name_a} decides by {_name(ra)}, {self.name_b} by {_name(rb)}"
-            self.add(f"legal {kind}", message, ra, rb, model, kind)
+            self.add(f"legal {kind}", message, ra, rb, model, kind, legal_in=allowed)
 
     def fire(self) -> None:
         roles = []
@@ -273,11 +274,13 @@ class Differ:
                       f"{_show(model, value_b)} in {self.name_b}"
             self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
 
-    def add(self, decision: str, message: str, ra, rb, model, kind: str | None = None) -> None:
+    def add(self, decision: str, message: str, ra, rb, model, kind: str | None = None,
+            legal_in: str | None = None) -> None:
         rules_a = [RuleInfo.of(r) for r in (ra if isinstance(ra, list) else [ra]) if r is not None]
         rules_b = [RuleInfo.of(r) for r in (rb if isinstance(rb, list) else [rb]) if r is not None]
         self.report.differences.append(Difference(decision, message, {self.name_a: rules_a, self.name_b: rules_b},
-                                                  describe_model(self.situation, model, kind), kind, model=model))
+                                                  describe_model(self.situation, model, kind), kind, model=model,
+                                                  legal_in=legal_in))
 
     def text_changes(self) -> None:
         def table(spec: Spec) -> dict:

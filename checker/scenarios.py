@@ -8,29 +8,44 @@ moves. When the same moves cannot show it (the two variants already part ways
 earlier), each variant is searched alone for a state where the other variant's
 rules judge the same move differently, and the file plays each variant's path.
 Every emitted file is run under both variants before it is kept.
+
+The searches are bounded by counts of visited states, not by time, so the same
+spec always gives the same witnesses, on any machine.
 """
 from __future__ import annotations
 
 import heapq
 import itertools
 import re
-import time
 from pathlib import Path
 
 import yaml
 
 from baobei.dsl.errors import BaobeiError
-from baobei.interpreter.engine import Ctx, IllegalMove, Round
+from baobei.interpreter.engine import IllegalMove, Round
 from baobei.interpreter.moves import Move
 from baobei.interpreter.rules import Rules
-from baobei.interpreter.scenario import load_scenario, run_scenario, waiting
+from baobei.interpreter.scenario import load_scenario, run_scenario, same_move, waiting
 from baobei.interpreter.table import round_from_table
 
 from .diff import Difference, DiffReport
 
-NODE_BUDGET = 20000
 DEPTH = 8
-SECONDS_PER_CLASS = 8.0
+NODES_PER_CLASS = 30_000       # every search for one class together
+NODES_LOCKSTEP = {"move": 400, "power": 4_000}   # per table: the same moves in both variants
+NODES_ALONE = 15_000           # per table and variant: each variant on its own
+NODES_PER_FINDING = 20_000     # check --emit, per finding
+NODES_PER_TABLE = 4_000        # check --emit, per table
+
+
+class Budget:
+    """The states a search may still visit."""
+
+    def __init__(self, nodes: int):
+        self.nodes = nodes
+
+    def share(self, most: int) -> int:
+        return min(self.nodes, most)
 
 
 def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str) -> list[str]:
@@ -170,16 +185,15 @@ def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
     if item.decision.startswith("value "):
         return None  # a decision read by others: its finding shows it through their witnesses
     candidates = tables(item.witness, rules_a)
-    stop = time.perf_counter() + SECONDS_PER_CLASS
+    budget = Budget(NODES_PER_CLASS)
+    lockstep_nodes = NODES_LOCKSTEP["move" if item.kind is not None else "power"]
     for table in candidates:  # the same moves in both variants: the best witness, tried first
-        found = _lockstep(table, rules_a, rules_b, item,
-                          min(stop, time.perf_counter() + (0.6 if item.kind is not None else 2.5)))
+        found = _lockstep(table, rules_a, rules_b, item, budget, lockstep_nodes)
         if found is not None:
             return found
     if item.kind is not None:
-        stop = time.perf_counter() + SECONDS_PER_CLASS
         for table in candidates:
-            found = _split(table, rules_a, rules_b, item, min(stop, time.perf_counter() + 5.0))
+            found = _split(table, rules_a, rules_b, item, budget)
             if found is not None:
                 return found
     return None
@@ -218,7 +232,7 @@ def _children(rnd: Round, kind: str | None) -> list[str]:
     return chosen
 
 
-def _probe(a: Round, b: Round, item: Difference):
+def _probe(a: Round, b: Round, item: Difference, rules_a: Rules, rules_b: Rules):
     """What shows the class at this node: ('legal', move text, legal in a?) or ('waiting', wa, wb)
     when the last resolution of powers fired the class's rules on each side."""
     kind = item.kind
@@ -227,16 +241,34 @@ def _probe(a: Round, b: Round, item: Difference):
     if kind is None and not (_fired_as_in(a, item, 0) and _fired_as_in(b, item, 1)):
         return None
     if kind is not None:
-        ka = {str(m) for m in a.legal_moves() if m.kind == kind}
-        kb = {str(m) for m in b.legal_moves() if m.kind == kind}
-        if ka != kb:
-            move = sorted(ka - kb or kb - ka)[0]
-            return ("legal", move, move in ka)
+        if waiting(a) != waiting(b):
+            return None  # a step not asked declines first: the same move would mean different things
+        legal_in_a = item.legal_in == rules_a.variant
+        allowing, refusing = (a, b) if legal_in_a else (b, a)
+        legal_there = {str(m) for m in refusing.legal_moves() if m.kind == kind}
+        for move in allowing.legal_moves():
+            if move.kind == kind and str(move) not in legal_there:
+                move_a, move_b = (move, same_move(b, move)) if legal_in_a else (same_move(a, move), move)
+                if _decided_as_in(item, [(a, rules_a, move_a), (b, rules_b, move_b)]):
+                    return ("legal", str(move), legal_in_a)
         return None
     wa, wb = waiting(a), waiting(b)
     if wa != wb:
         return ("waiting", wa, wb)
     return None
+
+
+def _decided_as_in(item: Difference, sides: list[tuple[Round, Rules, Move]]) -> bool:
+    """Whether on each side (a round, the rules judging it, the move) the move is decided by
+    the rule the class names for that side's variant."""
+    for rnd, rules, move in sides:
+        try:
+            rule = rules.program.compiled.legal[move.kind](rnd, rnd.context(move, rnd.pending))
+        except (KeyError, AttributeError, TypeError):
+            return False   # these rules read something the round of the other variant does not have
+        if [r.name for r in item.rules[rules.variant]] != ([rule.name] if rule is not None else []):
+            return False
+    return True
 
 
 def _fired_as_in(rnd: Round, item: Difference, side: int) -> bool:
@@ -254,14 +286,16 @@ def _fired_as_in(rnd: Round, item: Difference, side: int) -> bool:
     return bool(rnd.last_fired)
 
 
-def _best_first(start_score: int, expand, deadline: float):
-    """Paths in order of closeness to the witness, then length."""
+def _best_first(start_score: int, expand, budget: Budget, most: int):
+    """Paths in order of closeness to the witness, then length, visiting at most `most` states
+    of the budget."""
     counter = itertools.count()
     heap = [(-start_score, 0, next(counter), [])]
-    nodes = 0
-    while heap and nodes < NODE_BUDGET and time.perf_counter() < deadline:
+    nodes = budget.share(most)
+    while heap and nodes > 0:
         _, depth, _, path = heapq.heappop(heap)
-        nodes += 1
+        nodes -= 1
+        budget.nodes -= 1
         result = expand(path)
         if isinstance(result, tuple):
             return result
@@ -271,14 +305,14 @@ def _best_first(start_score: int, expand, deadline: float):
     return None
 
 
-def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, deadline: float):
+def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, budget: Budget, most: int):
     kind = item.kind
 
     def expand(path):
         a, b = _replay(table, rules_a, path), _replay(table, rules_b, path)
         if a is None or b is None:
             return []
-        shown = _probe(a, b, item)
+        shown = _probe(a, b, item, rules_a, rules_b)
         if shown is not None:
             return ("found", shown, path)
         if a.pending is None:
@@ -289,24 +323,16 @@ def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, dea
     start = _replay(table, rules_a, [])
     if start is None:
         return None
-    found = _best_first(closeness(start, item.witness), expand, deadline)
+    found = _best_first(closeness(start, item.witness), expand, budget, most)
     if found is None:
         return None
     _, shown, path = found
     return _scenario(table, rules_a, rules_b, path, shown)
 
 
-def _cross_legal(rnd: Round, other: Rules, move: Move) -> bool:
-    """The other variant's rules judging this move on this round's state."""
-    ask = rnd.pending
-    C = Ctx(move.actor, ask.C.user, ask.C.power, move.targets, move.chosen)
-    rule = other.program.compiled.legal[move.kind](rnd, C)
-    return rule is not None and rule.allow
-
-
-def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, legal_here: bool, deadline: float):
+def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, legal_here: bool, budget: Budget):
     """A path under `rules` to a move of the class's kind that these rules judge `legal_here`
-    and the other rules judge the opposite."""
+    and the other rules judge the opposite, each by the rule the class names."""
     kind = item.kind
 
     def expand(path):
@@ -316,34 +342,29 @@ def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, leg
         if kind in rnd.pending.kinds():
             candidates = rnd.legal_moves() if legal_here else rnd.brute_force_candidates(kind)
             for move in candidates:
-                if move.kind != kind or rnd.is_legal(move) != legal_here:
-                    continue
-                try:
-                    if _cross_legal(rnd, other, move) != legal_here:
-                        return ("found", str(move), path)
-                except (KeyError, AttributeError, TypeError):
-                    return []
+                if move.kind == kind and rnd.is_legal(move) == legal_here and \
+                        _decided_as_in(item, [(rnd, rules, move), (rnd, other, move)]):
+                    return ("found", str(move), path)
         score = closeness(rnd, item.witness)
         return [(score, path + [text]) for text in _children(rnd, kind)]
     start = _replay(table, rules, [])
     if start is None:
         return None
-    found = _best_first(closeness(start, item.witness), expand, deadline)
+    found = _best_first(closeness(start, item.witness), expand, budget, NODES_ALONE)
     if found is None:
         return None
     return found[2], found[1]
 
 
-def _split(table, rules_a: Rules, rules_b: Rules, item: Difference, deadline: float):
-    for legal_in_a in (True, False):
-        first = _search_alone(table, rules_a, rules_b, item, legal_in_a, deadline)
-        if first is None:
-            continue
-        second = _search_alone(table, rules_b, rules_a, item, not legal_in_a, deadline)
-        if second is None:
-            continue
-        return _split_scenario(table, rules_a, rules_b, first, second, legal_in_a)
-    return None
+def _split(table, rules_a: Rules, rules_b: Rules, item: Difference, budget: Budget):
+    legal_in_a = item.legal_in == rules_a.variant
+    first = _search_alone(table, rules_a, rules_b, item, legal_in_a, budget)
+    if first is None:
+        return None
+    second = _search_alone(table, rules_b, rules_a, item, not legal_in_a, budget)
+    if second is None:
+        return None
+    return _split_scenario(table, rules_a, rules_b, first, second, legal_in_a)
 
 
 # ---- scenario files -----------------------------------------------------------------------------
@@ -430,7 +451,7 @@ def realize_finding(finding, rules: Rules) -> dict | None:
             return all(condition(rnd, C, {}) for condition in conditions)
         return compiled.legal[kind](rnd, C) is None
 
-    deadline = time.perf_counter() + SECONDS_PER_CLASS
+    budget = Budget(NODES_PER_FINDING)
     for table in tables(finding.witness, rules):
         def expand(path, table=table):
             rnd = _replay(table, rules, path)
@@ -445,13 +466,13 @@ def realize_finding(finding, rules: Rules) -> dict | None:
         start = _replay(table, rules, [])
         if start is None:
             continue
-        found = _best_first(closeness(start, finding.witness), expand, min(deadline, time.perf_counter() + 2.0))
+        found = _best_first(closeness(start, finding.witness), expand, budget, NODES_PER_TABLE)
         if found is not None:
             _, move, path = found
             steps = [_step(text) for text in path] + [_step(move)]
             title = f"{finding.kind} in {finding.decision}: {move} (this scenario fails where the rules do)"
             return {"title": title, "variants": [rules.variant], **_table(table), "steps": steps}
-        if time.perf_counter() > deadline:
+        if budget.nodes <= 0:
             break
     return None
 

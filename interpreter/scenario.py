@@ -318,7 +318,7 @@ def _play_step(rnd: Round, step: Step) -> str | None:
         return None if step.illegal else f"refused: {error.message}"
     if step.illegal:
         probe = rnd.clone()
-        move_in_probe = _same_move(probe, move)
+        move_in_probe = same_move(probe, move)
         try:
             _decline_until_asked(probe, move_in_probe)
             probe.apply(move_in_probe)
@@ -339,7 +339,8 @@ def _play_step(rnd: Round, step: Step) -> str | None:
     return None
 
 
-def _same_move(rnd: Round, move: Move) -> Move:
+def same_move(rnd: Round, move: Move) -> Move:
+    """The same move with the players of another round (a clone, or the other variant's)."""
     by_name = rnd.by_name
     return Move(by_name[move.actor.name], move.kind,
                 tuple((by_name[p.name], n) for p, n in move.targets),

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
+import yaml
 
 from baobei.checker.check import check
 from baobei.checker.diff import diff
@@ -144,6 +147,10 @@ def test_diff_emits_witness_scenarios_that_pass_under_both_editions(tmp_path, ca
     for difference in data["differences"]:
         emitted = [c["scenario"] for c in difference["classes"] if c["scenario"]]
         assert emitted, f"no witness scenario for {difference['title']}"
+        for item in difference["classes"]:
+            direction = re.search(r"legal in \w+ and refused in \w+", item["message"])
+            if item["scenario"] and direction:   # the file shows the class's direction, not its mirror
+                assert direction.group(0) in yaml.safe_load(Path(item["scenario"]).read_text())["title"]
     files = sorted((tmp_path / "witnesses").glob("*.yaml"))
     assert len(files) >= 6
     assert main(["scenario", str(tmp_path / "witnesses")]) == 0
