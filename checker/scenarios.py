@@ -446,10 +446,11 @@ def realize_finding(finding, rules: Rules) -> dict | None:
                   if finding.kind == "overlap" and rules.spec.rules[r.name].when is not None]
 
     def shows(rnd: Round, move: Move) -> bool:
+        """The interpreter meets this finding itself when the move is played here."""
+        if rnd.rules_problem(move) != finding.kind:
+            return False
         C = rnd.context(move, rnd.pending)
-        if finding.kind == "overlap":
-            return all(condition(rnd, C, {}) for condition in conditions)
-        return compiled.legal[kind](rnd, C) is None
+        return all(condition(rnd, C, {}) for condition in conditions)
 
     budget = Budget(NODES_PER_FINDING)
     for table in tables(finding.witness, rules):

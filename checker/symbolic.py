@@ -347,13 +347,18 @@ def smallness(situation: Situation) -> tuple[list[list], list]:
     return tables + [[]], wishes
 
 
-def small_model(base: list, assertions: list, situation: Situation, timeout_ms: int = 2000):
+# Z3's resource count, not a timeout, bounds the search for a smaller witness: the same spec
+# then gives the same witness on a loaded machine as on an idle one (about 2 s here).
+SMALL_MODEL_RLIMIT = 30_000_000
+
+
+def small_model(base: list, assertions: list, situation: Situation, rlimit: int = SMALL_MODEL_RLIMIT):
     """A model of base + assertions on the smallest table, keeping as many wishes as Z3 can
     (unsatisfiable wishes are dropped by their unsat core). None when there is no model."""
     tables, wishes = smallness(situation)
     for table in tables:
         solver = z3.Solver()
-        solver.set("timeout", timeout_ms)
+        solver.set("rlimit", rlimit)
         solver.add(*base, *assertions, *table)
         flags = [z3.Bool(f"wish_{i}") for i in range(len(wishes))]
         solver.add(*[z3.Implies(f, w) for f, w in zip(flags, wishes)])

@@ -241,6 +241,21 @@ class Round:
             return (f"refused by rule {rule.name} ({rule.decl.loc})", rule)
         return None
 
+    def rules_problem(self, move: Move) -> str | None:
+        """'gap' when no legality rule decides this move here, 'overlap' when rules of the same
+        level disagree on it; None when one rule decides (or the move names no slot)."""
+        if self._slot_problem(move):
+            return None
+        ask = self.pending
+        rule = self.compiled.legal[move.kind](self, self.context(move, ask))
+        if rule is None:
+            return "gap"
+        try:
+            self._check_conflicts(move, ask, rule)
+        except RuleRuntimeError:
+            return "overlap"
+        return None
+
     def _check_conflicts(self, move: Move, ask, winner) -> None:
         applicable = self.compiled.legal_all[move.kind](self, self.context(move, ask))
         if winner is None:
