@@ -18,7 +18,7 @@ from baobei.dsl.model import Spec, expr_text
 from baobei.dsl.schema import MOVE_KINDS
 
 from .sites import analyse, kind_context, resolve_context
-from .symbolic import NONE, Bounds, Situation, small_model
+from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
 from .witness import describe_model
 
@@ -92,10 +92,8 @@ class Checker:
         s = self.situation
         self.small_table = [s.np <= 3] + [n <= 3 for n in s.ns]
 
-    def new_solver(self):
-        solver = z3.Solver()
-        solver.set("timeout", self.timeout_ms)
-        return solver
+    def new_solver(self, *terms):
+        return new_solver(*terms, timeout_ms=self.timeout_ms)
 
     # -- one query ------------------------------------------------------------------------------
     def solve(self, assertions: list, what: str, witness: bool = False, likely: bool = False):
@@ -103,16 +101,13 @@ class Checker:
         `likely`: a situation is expected to exist; a small table is tried first, which is
         quicker and, when it has one, answers the full question too."""
         if likely:
-            solver = self.new_solver()
-            solver.add(*self.base, *assertions, *self.small_table)
+            solver = self.new_solver(*self.base, *assertions, *self.small_table)
             self.report.queries += 1
             if solver.check() == z3.sat:
                 model = solver.model()
                 self.models.setdefault(what.split(":")[0], []).append(model)
                 return "sat", model
-        solver = self.new_solver()
-        solver.add(*self.base)
-        solver.add(*assertions)
+        solver = self.new_solver(*self.base, *assertions)
         self.report.queries += 1
         result = solver.check()
         model = solver.model() if result == z3.sat else None

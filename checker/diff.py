@@ -21,7 +21,7 @@ from baobei.dsl.unparse import declaration
 
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .sites import analyse, kind_context, resolve_context
-from .symbolic import NONE, Bounds, Situation, small_model
+from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
 from .witness import describe_model
 
@@ -40,6 +40,7 @@ class Difference:
     causes: set | None = None         # when the deciding rules alone do not say it
     emitted: bool = False             # a scenario was searched for (diff --emit)
     legal_in: str | None = None       # for legality differences: the side that allows the move
+    read_by_rules: bool = False       # for value differences: some rule reads the decision
 
     def as_json(self) -> dict:
         return {"decision": self.decision, "message": self.message,
@@ -97,11 +98,10 @@ class Differ:
             [self.tr_a.expr(i.expr) for i in self.spec_a.invariants.values()] + \
             [self.tr_b.expr(i.expr) for i in self.spec_b.invariants.values()]
 
-    def solve(self, assertions: list, what: str):
-        solver = z3.Solver()
-        solver.set("timeout", self.timeout_ms)
-        solver.add(*self.base)
-        solver.add(*assertions)
+    def solver(self, assertions: list) -> z3.Solver:
+        return new_solver(*self.base, *assertions, timeout_ms=self.timeout_ms)
+
+    def solve(self, solver: z3.Solver, what: str):
         self.report.queries += 1
         result = solver.check()
         if result == z3.sat:
@@ -112,16 +112,17 @@ class Differ:
 
     def classes(self, assertions: list, winners: list, what: str):
         """Models of the disagreement, one per combination of deciding rules, each on the
-        smallest table that shows it."""
-        blocked = []
+        smallest table that shows it. One solver for all classes: each found class is
+        blocked in place, so Z3 keeps what it learned about the decision."""
+        solver = self.solver(assertions)
         for _ in range(MAX_CLASSES):
-            model = self.solve(assertions + blocked, what)
+            model = self.solve(solver, what)
             if model is None:
                 return
             values = [model.eval(w, model_completion=True).as_long() for w in winners]
             same_class = [w == v for w, v in zip(winners, values)]
             yield self.smaller(assertions + same_class) or model, values
-            blocked.append(z3.Not(z3.And(same_class)))
+            solver.add(z3.Not(z3.And(same_class)))
 
     def smaller(self, assertions: list):
         return small_model(self.base, assertions, self.situation)
@@ -273,6 +274,12 @@ class Differ:
             message = f"{name}({shown}) is {_show(model, value_a)} in {self.name_a} and " \
                       f"{_show(model, value_b)} in {self.name_b}"
             self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
+            self.report.differences[-1].read_by_rules = self.read_by_rules(name)
+
+    def read_by_rules(self, decision: str) -> bool:
+        """Whether a rule's condition or value reads this decision (else only procedures do)."""
+        names = {rule for spec in (self.spec_a, self.spec_b) for rule in spec.rules}
+        return any(f"decision {decision}" in self.cone(rule) for rule in names)
 
     def add(self, decision: str, message: str, ra, rb, model, kind: str | None = None,
             legal_in: str | None = None) -> None:

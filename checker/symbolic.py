@@ -322,6 +322,24 @@ def _ite(cond, a, b):
 ite = _ite
 
 
+def new_solver(*terms, timeout_ms: int | None = None, rlimit: int | None = None) -> z3.Solver:
+    """A solver holding these Boolean terms. The terms are built and typed already, so they go
+    to Z3 directly: z3py's per-term coercion would cost more than many of the queries."""
+    solver = z3.Solver()
+    if timeout_ms is not None:
+        solver.set("timeout", timeout_ms)
+    if rlimit is not None:
+        solver.set("rlimit", rlimit)
+    assert_all(solver, terms)
+    return solver
+
+
+def assert_all(solver: z3.Solver, terms) -> None:
+    ctx, handle = solver.ctx.ref(), solver.solver
+    for term in terms:
+        z3.Z3_solver_assert(ctx, handle, term.as_ast())
+
+
 def smallness(situation: Situation) -> tuple[list[list], list]:
     """For witnesses a person can read: table sizes to try, smallest first, and wishes
     (variables at their initial values, no card moved by a power) to keep where possible."""
@@ -357,9 +375,7 @@ def small_model(base: list, assertions: list, situation: Situation, rlimit: int 
     (unsatisfiable wishes are dropped by their unsat core). None when there is no model."""
     tables, wishes = smallness(situation)
     for table in tables:
-        solver = z3.Solver()
-        solver.set("rlimit", rlimit)
-        solver.add(*base, *assertions, *table)
+        solver = new_solver(*base, *assertions, *table, rlimit=rlimit)
         flags = [z3.Bool(f"wish_{i}") for i in range(len(wishes))]
         solver.add(*[z3.Implies(f, w) for f, w in zip(flags, wishes)])
         active = list(flags)

@@ -13,7 +13,7 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.model import Spec, expr_text
 
-from .symbolic import NONE, ListV, RefV, Situation, ite, none_slot
+from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, none_slot
 
 _fresh = itertools.count()
 
@@ -27,6 +27,7 @@ class Translator:
         self._card_attrs: dict = {}
         self._conditions: dict[int, object] = {}
         self._legal: dict[str, tuple] = {}
+        self._calls: dict[tuple, tuple] = {}   # (what, name, argument key) -> (result, arguments)
         self.undefined: list = []           # fresh terms standing for "no rule decides"
 
     # -- values ---------------------------------------------------------------------------
@@ -267,7 +268,16 @@ class Translator:
             if name not in self._defines:
                 self._defines[name] = self.expr(decl.body, {})
             return self._defines[name]
-        return self.expr(decl.body, {p.name: a for p, a in zip(decl.params, args)})
+        return self._memo("define", name, args,
+                          lambda: self.expr(decl.body, {p.name: a for p, a in zip(decl.params, args)}))
+
+    def _memo(self, what: str, name: str, args: list, build):
+        """A definition or decision applied to the same terms is the same term: translating it
+        once keeps the formulas small (the arguments are kept alive with it, so ids stay valid)."""
+        key = (what, name, tuple(_term_key(a) for a in args))
+        if key not in self._calls:
+            self._calls[key] = (build(), args)
+        return self._calls[key][0]
 
     def rule_env(self, rule: ast.RuleDecl, args: list) -> dict:
         if isinstance(rule.body, ast.Value):
@@ -286,6 +296,9 @@ class Translator:
 
     def decision(self, name: str, args: list):
         """The value of a decision: the first rule that applies, exceptions first."""
+        return self._memo("decision", name, args, lambda: self._decision(name, args))
+
+    def _decision(self, name: str, args: list):
         decl = self.spec.decisions[name]
         rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
         undefined = self._undefined(decl.type, name)
@@ -299,6 +312,9 @@ class Translator:
 
     def decision_winner(self, name: str, args: list):
         """(index of the deciding rule or -1, the rules in order) of a decision."""
+        return self._memo("winner", name, args, lambda: self._decision_winner(name, args))
+
+    def _decision_winner(self, name: str, args: list):
         rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
         winner = z3.IntVal(-1)
         for index in reversed(range(len(rules))):
@@ -339,3 +355,18 @@ class Translator:
         winner, rules = self.fire(role)
         options = [winner == i for i, r in enumerate(rules) if not isinstance(r.body.role, ast.NoneLit)]
         return z3.Or(options) if options else z3.BoolVal(False)
+
+
+def _term_key(value):
+    """What identifies a translated value: Z3 ids of its terms (z3 terms overload ==)."""
+    if value is None:
+        return None
+    if isinstance(value, z3.AstRef):
+        return value.get_id()
+    if isinstance(value, SlotV):
+        return ("slot", _term_key(value.p), _term_key(value.n))
+    if isinstance(value, RefV):
+        return ("ref", _term_key(value.card), _term_key(value.how), _term_key(value.by), _term_key(value.open))
+    if isinstance(value, ListV):
+        return ("list",) + tuple((_term_key(g), _term_key(v)) for g, v in value.items)
+    return ("python", id(value))
