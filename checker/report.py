@@ -109,8 +109,12 @@ def diff_text(report: DiffReport) -> str:
             if item.scenario:
                 lines.append(f"         scenario: {item.scenario}")
             elif item.emitted:
-                reason = "a decision other rules read: see their scenarios" if item.decision.startswith("value") \
-                    else "no short play found that shows it; the witness table stands alone"
+                if not item.decision.startswith("value"):
+                    reason = "no short play found that shows it; the witness table stands alone"
+                elif item.read_by_rules:
+                    reason = "a decision other rules read: see their scenarios"
+                else:
+                    reason = "a decision only procedures read: the play search does not reach it"
                 lines.append(f"         scenario: none ({reason})")
     for unknown in report.unknown:
         lines.append(f"  UNKNOWN {unknown}")
