@@ -269,17 +269,36 @@ class Differ:
         win_a, rules_a = self.tr_a.decision_winner(name, args)
         win_b, rules_b = self.tr_b.decision_winner(name, args)
         differ = z3.Not(self.tr_a.equal(value_a, value_b, decl.type))
-        for model, (wa, wb) in self.classes(context + [differ], [win_a, win_b], f"value {name}"):
-            shown = ", ".join(f"{p.name} = {_show(model, a)}" for p, a in zip(decl.params, args))
-            message = f"{name}({shown}) is {_show(model, value_a)} in {self.name_a} and " \
-                      f"{_show(model, value_b)} in {self.name_b}"
-            self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
-            self.report.differences[-1].read_by_rules = self.read_by_rules(name)
+        read_by_rules = self.read_by_rules(name)
+        searches = [context + [differ]]
+        matters = [] if read_by_rules else self.branches_differ(name)
+        if matters:  # first where a procedure takes another branch for it: a telling witness
+            searches.insert(0, context + [differ, z3.Or(matters)])
+        for assertions in searches:
+            for model, (wa, wb) in self.classes(assertions, [win_a, win_b], f"value {name}"):
+                shown = ", ".join(f"{p.name} = {_show(model, a)}" for p, a in zip(decl.params, args))
+                message = f"{name}({shown}) is {_show(model, value_a)} in {self.name_a} and " \
+                          f"{_show(model, value_b)} in {self.name_b}"
+                self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
+                self.report.differences[-1].read_by_rules = read_by_rules
+            if any(d.decision == f"value {name}" for d in self.report.differences):
+                return
 
     def read_by_rules(self, decision: str) -> bool:
         """Whether a rule's condition or value reads this decision (else only procedures do)."""
         names = {rule for spec in (self.spec_a, self.spec_b) for rule in spec.rules}
         return any(f"decision {decision}" in self.cone(rule) for rule in names)
+
+    def branches_differ(self, decision: str) -> list:
+        """For each branch condition of a procedure, power or handler that reads this decision
+        (without the procedure's own locals): the two rule sets take different branches."""
+        found = []
+        for condition in _branch_conditions(self.spec_a, decision):
+            try:
+                found.append(self.tr_a.expr(condition) != self.tr_b.expr(condition))
+            except KeyError:   # reads a local of the procedure: no situation alone decides it
+                continue
+        return found
 
     def add(self, decision: str, message: str, ra, rb, model, kind: str | None = None,
             legal_in: str | None = None) -> None:
@@ -311,6 +330,35 @@ class Differ:
                 self.report.added.append(f"{key[0]} {key[1]} ({b[key][1].loc})")
 
 
+def _branch_conditions(spec: Spec, decision: str) -> list:
+    """The conditions of `if` and `while` statements anywhere in the spec's procedures, powers
+    and handlers that read the decision (directly or through definitions)."""
+    conditions = []
+
+    def visit(statements):
+        for stmt in statements:
+            if isinstance(stmt, ast.If):
+                conditions.extend(cond for cond, _ in stmt.branches)
+                for _, body in stmt.branches:
+                    visit(body)
+                visit(stmt.otherwise)
+            elif isinstance(stmt, ast.While):
+                conditions.append(stmt.cond)
+                visit(stmt.body)
+            elif isinstance(stmt, ast.For):
+                visit(stmt.body)
+    for items in (spec.procedures, spec.powers, spec.handlers):
+        for decl in items.values():
+            visit(decl.body)
+    reading = []
+    for condition in conditions:
+        found: set = set()
+        _reads_exprs(spec, [condition], found)
+        if f"decision {decision}" in found:
+            reading.append(condition)
+    return reading
+
+
 def _reads(spec: Spec, item, found: set) -> None:
     exprs = []
     if isinstance(item, ast.RuleDecl):
@@ -318,6 +366,10 @@ def _reads(spec: Spec, item, found: set) -> None:
             ([item.body.role, item.body.user] if isinstance(item.body, ast.Fire) else [])
     elif isinstance(item, ast.DefineDecl):
         exprs = [item.body]
+    _reads_exprs(spec, exprs, found)
+
+
+def _reads_exprs(spec: Spec, exprs: list, found: set) -> None:
     for e in (node for root in exprs if root is not None for node in ast.walk(root)):
         ref = getattr(e, "ref", None)
         if ref and ref[0] == "define" and f"define {e.name}" not in found:
