@@ -32,8 +32,6 @@ class Figures:
     stats: object
     round_turns: list[int] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
-    bao_calls: int = 0
-    bao_successes: int = 0
     first_wins: int = 0          # games won by the first player of the first round
     games: int = 0
     rounds: int = 0
@@ -54,9 +52,6 @@ def gather(config: Config, variant: str, players: int, games: int, seed: int, ag
             figures.round_turns.append(played.turns)
             figures.scores += list(played.scores.values())
             figures.final_phase += played.final_phase
-            if played.bao is not None:
-                figures.bao_calls += 1
-                figures.bao_successes += bool(played.bao_success)
         if record.winner is not None:
             figures.seat_wins[record.winner] += 1
             if record.rounds and record.rounds[0].first == record.winner:
@@ -117,8 +112,8 @@ def plots(figures: list[Figures], out: Path) -> dict[str, str]:
         axis.legend()
 
     def bao(axis):
-        calls = [f.bao_calls / max(f.rounds, 1) for f in figures]
-        success = [f.bao_successes / max(f.bao_calls, 1) for f in figures]
+        calls = [f.stats.bao_calls / max(f.rounds, 1) for f in figures]
+        success = [f.stats.bao_success_rate for f in figures]
         paired_shares(axis, labels, ("BAO calls per round", calls), ("BAO success rate", success))
         axis.set_title("BAO")
 
@@ -232,7 +227,7 @@ class Document:
         for f in self.figures:
             s = f.stats
             stats_rows.append([f.variant, str(s.games), str(s.rounds), f"{s.turns_per_round:.1f}",
-                               f"{f.bao_calls / max(f.rounds, 1):.2f}", f"{f.bao_successes / max(f.bao_calls, 1):.0%}",
+                               f"{s.bao_calls / max(f.rounds, 1):.2f}", f"{s.bao_success_rate:.0%}",
                                f"{f.first_wins / max(f.games, 1):.0%}", f"{f.final_phase / max(f.rounds, 1):.0%}",
                                f"{s.games_per_second:.0f}"])
         blocks = [("table", ["edition", "games", "rounds", "turns/round", "BAO/round", "BAO success",

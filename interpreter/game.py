@@ -28,8 +28,9 @@ class RoundRecord:
     tiebreak: bool
     moves: int
     turns: int
-    bao: str | None
+    bao: str | None                 # the caller whose BAO is scored
     bao_success: bool | None
+    bao_called: str | None          # who called BAO, also when the call no longer counts (de final phase)
     final_phase: bool
     scores: dict[str, int]
 
@@ -151,10 +152,12 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
 
 def _round_record(rnd: Round, moves: int) -> RoundRecord:
     bao = rnd.vars["bao"]
+    called = next((move.actor.name for move in rnd.history if move.kind == "bao"), None)
     success = None
     if bao is not None:
         success = bool(rnd.compiled.ns["D_bao_succeeds"](rnd, Ctx()))
     return RoundRecord(players=[p.name for p in rnd.players], first=rnd.first.name, tiebreak=rnd.tiebreak,
                        moves=moves, turns=rnd.turn, bao=bao.name if bao else None, bao_success=success,
+                       bao_called=called,
                        final_phase=bool(rnd.vars["final_phase"]),
                        scores={p.name: p.vars["score"] for p in rnd.players})

@@ -25,6 +25,7 @@ class Stats:
     moves: int = 0
     seconds: float = 0.0
     bao_calls: int = 0
+    bao_cancelled: int = 0       # calls a later final phase made void (they are not scored)
     bao_successes: int = 0
     final_phase_rounds: int = 0
     tiebreak_rounds: int = 0
@@ -48,7 +49,8 @@ class Stats:
 
     @property
     def bao_success_rate(self) -> float:
-        return self.bao_successes / self.bao_calls if self.bao_calls else 0.0
+        scored = self.bao_calls - self.bao_cancelled
+        return self.bao_successes / scored if scored else 0.0
 
     @property
     def turns_per_round(self) -> float:
@@ -67,7 +69,9 @@ class Stats:
             f"games {self.games}  rounds {self.rounds}  turns {self.turns}  moves {self.moves}",
             f"seconds {self.seconds:.2f}  games/s {self.games_per_second:.1f}  turns/s {self.turns_per_second:.0f}"
             f"  moves/s {self.moves_per_second:.0f}",
-            f"BAO calls {self.bao_calls}  success rate {self.bao_success_rate:.1%}"
+            f"BAO calls {self.bao_calls}" + (f" ({self.bao_cancelled} made void by the final phase)"
+                                             if self.bao_cancelled else "") +
+            f"  success rate {self.bao_success_rate:.1%}"
             f"  average round length {self.turns_per_round:.1f} turns",
             f"rounds ended by the second recycle {self.final_phase_rounds}  tie-break rounds {self.tiebreak_rounds}",
         ] + ([f"invariants checked after {self.checked_moves} moves, {self.round_trips} table round trips"]
@@ -144,8 +148,9 @@ def _count(stats: Stats, record: GameRecord, agents: list[str]) -> None:
     stats.rounds += len(record.rounds)
     for rnd in record.rounds:
         stats.turns += rnd.turns
-        if rnd.bao is not None:
+        if rnd.bao_called is not None:
             stats.bao_calls += 1
+            stats.bao_cancelled += rnd.bao is None
             stats.bao_successes += bool(rnd.bao_success)
         stats.final_phase_rounds += rnd.final_phase
         stats.tiebreak_rounds += rnd.tiebreak

@@ -64,6 +64,16 @@ def test_the_same_seed_plays_the_same_games(config):
     assert (other.turns, other.moves) != (first.turns, first.moves)
 
 
+def test_only_de_makes_a_bao_void_by_a_second_recycle(config):
+    """de: a second recycle during the last turns replaces the BAO; fr: it never does. Both count
+    the call; the success rate is over the calls that were scored."""
+    played = {variant: simulate(load_rules(config, variant), 3, 300, 7, ["random"]) for variant in ("fr", "de")}
+    assert played["fr"].bao_cancelled == 0 and played["fr"].final_phase_rounds > 0
+    assert played["de"].bao_cancelled > 0
+    de = played["de"]
+    assert de.bao_success_rate == de.bao_successes / (de.bao_calls - de.bao_cancelled)
+
+
 def _snapshot(rnd) -> tuple:
     return (repr(table_from_round(rnd)), [sorted((k, v.name) for k, v in known.items()) for known in rnd.known],
             sorted((k, repr(v)) for k, v in rnd.vars.items()), rnd.describe_pending(), len(rnd.frames),
