@@ -53,7 +53,7 @@ def substitution(s: Situation, rnd: Round, move: Move | None = None, ctx: Ctx | 
     pairs += [(s.active, z3.IntVal(player(rnd.active))), (s.actor, z3.IntVal(player(ctx.actor))),
               (s.user, z3.IntVal(player(ctx.user))), (s.chosen, z3.IntVal(player(ctx.chosen))),
               (s.power, z3.IntVal(ix.power[ctx.power] if ctx.power else NONE)),
-              (s.first, z3.IntVal(player(rnd.first)))]
+              (s.first, z3.IntVal(player(rnd.first))), (s.lot, z3.IntVal(player(rnd.lot)))]
     targets = list(ctx.targets)
     pairs.append((s.tc, z3.IntVal(len(targets))))
     for k, slot in enumerate(s.targets):

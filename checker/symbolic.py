@@ -110,6 +110,7 @@ class Situation:
         self.active, self.actor, self.user, self.chosen = I(f"{t}active"), I(f"{t}actor"), I(f"{t}user"), I(f"{t}chosen")
         self.power = I(f"{t}power")
         self.first = I(f"{t}first")
+        self.lot = I(f"{t}lot")
         self.tc = I(f"{t}target_count")
         self.targets = [SlotV(I(f"{t}target{k}_player"), I(f"{t}target{k}_number")) for k in range(2)]
         self.hc = I(f"{t}held_count")
@@ -162,6 +163,7 @@ class Situation:
         c.append(self.ints["edition_deal"] == self._by_players(self.edition.deal))
         c += [self.active >= 0, self.active < self.np, self.actor >= 0, self.actor < self.np,
               self.first >= 0, self.first < self.np, self.user >= NONE, self.user < self.np,
+              self.lot >= NONE, self.lot < self.np,
               self.chosen >= NONE, self.chosen < self.np,
               self.power >= NONE, self.power < len(ix.powers), (self.power == NONE) == (self.user == NONE)]
         c += [self.tc >= 0, self.tc <= 2]

@@ -72,7 +72,7 @@ class Translator:
     def global_(self, name: str):
         s = self.s
         simple = {"active": s.active, "actor": s.actor, "user": s.user, "chosen": s.chosen, "power": s.power,
-                  "tiebreak": s.tiebreak}
+                  "tiebreak": s.tiebreak, "lot": s.lot}
         if name in simple:
             return simple[name]
         if name in s.ints:

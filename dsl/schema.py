@@ -38,6 +38,7 @@ GLOBALS: dict[str, tuple[Type, str]] = {
     "threshold": (INT, "the edition's end-of-game threshold for this table"),
     "edition_deal": (INT, "the edition's deal size for this table"),
     "tiebreak": (BOOL, "whether this round is a tie-break round"),
+    "lot": (PLAYER, "a player drawn at random (seeded) before the round; none in a scenario"),
 }
 SETTABLE_GLOBALS = frozenset({"active", "turn"})
 
@@ -69,5 +70,5 @@ REQUIRED_VARS = {"bao": PLAYER, "shield": BOOL, "recycles": INT, "final_phase": 
 REQUIRED_PLAYER_VARS = {"score": INT, "total": INT}
 REQUIRED_PROCEDURES = ("setup", "turns", "recycle", "action_end")
 REQUIRED_DEFINES = {"game_over": 0, "winner": 0, "in_tiebreak": 1, "bao_succeeds": 0, "priority": 1}
-REQUIRED_DECISIONS = ("next_first",)
+REQUIRED_DECISIONS = ("opening_player", "next_first")
 HOW_ENUM = "how"

@@ -138,6 +138,7 @@ GLOBAL_CODE = {
     "held": "S.held_kinds()", "reference": "S.ref", "turn": "S.turn", "sequence": "S.sequence",
     "deck_size": "len(S.deck)", "discard_size": "len(S.discard)", "under_size": "len(S.under)",
     "threshold": "S.threshold", "edition_deal": "S.edition_deal", "tiebreak": "S.tiebreak",
+    "lot": "S.lot",
 }
 SLOT_ATTRS = {"owner": "_owner", "number": "_number", "card": "_card", "occupied": "_occupied",
               "empty": "_empty", "new": "_new", "moved_turn": "_mturn", "moved_sequence": "_mseq",

@@ -63,7 +63,10 @@ class Round:
     """One round of BAO BEI under a compiled spec."""
 
     def __init__(self, program: Program, player_names: list[str], rng: Rng, *, threshold: int = 0,
-                 edition_deal: int = 0, tiebreak: bool = False, first: int = 0, totals: dict | None = None):
+                 edition_deal: int = 0, tiebreak: bool = False, first: int | None = 0, lot: int | None = None,
+                 totals: dict | None = None):
+        """`first`: the index of the round's first player; None lets the spec's decision
+        opening_player choose it, reading `lot`, the index the machinery drew at random."""
         self.program = program
         self.compiled = program.compiled
         self.kinds: dict[str, CardKind] = self.compiled.kinds
@@ -73,9 +76,8 @@ class Round:
         for player in self.players:
             if totals and player.name in totals:
                 player.vars["total"] = totals[player.name]
-        self.first = self.players[first]
-        self.order = self.players[first:] + self.players[:first]
-        self.active = self.first
+        self.lot = self.players[lot] if lot is not None else None
+        self._open(first if first is not None else 0)
         self.vars = {name: init(self, EMPTY_CTX, {}) for name, init in self.compiled.var_init.items()}
         self.threshold = threshold
         self.edition_deal = edition_deal
@@ -102,8 +104,20 @@ class Round:
         self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
         self.decided: set[str] = set()                    # rules that decided a judged move or fired a power
         self._uid = 0
+        if first is None:  # the rules decide who opens the round, once they can see all of it
+            self._open(self.players.index(self._opening_player()))
 
     # -- construction ---------------------------------------------------------------------
+    def _open(self, first: int) -> None:
+        self.first = self.active = self.players[first]
+        self.order = self.players[first:] + self.players[:first]
+
+    def _opening_player(self) -> Player:
+        opening = self.compiled.ns["X_opening_player"](self, EMPTY_CTX)
+        if opening is None:
+            raise RuleRuntimeError("the decision opening_player names no player of this round")
+        return opening
+
     def _player_vars(self) -> dict:
         return {name: init(self, EMPTY_CTX, {}) for name, init in self.compiled.player_var_init.items()}
 

@@ -1,9 +1,11 @@
 """Whole games: rounds one after another until the spec says the game is over.
 
 The machinery deals, runs each round's decisions through the players' agents,
-and carries the game variables (totals) from round to round. Who starts the
-next round, when the game ends, who wins and who plays a tie-break round are
-the spec's decisions (next_first, game_over, winner, in_tiebreak).
+and carries the game variables (totals) from round to round. Who opens the
+first round and a tie-break round (from a player the machinery draws by lot), who
+starts the next round, when the game ends, who wins and who plays a tie-break
+round are the spec's decisions (opening_player, next_first, game_over, winner,
+in_tiebreak).
 """
 from __future__ import annotations
 
@@ -43,13 +45,14 @@ class GameRecord:
     winner: str | None = None
 
 
-def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int, totals: dict[str, int],
-              tiebreak: bool = False, deck: list[str] | None = None) -> Round:
-    """A round dealt from a shuffled full deck, waiting for its first decision (the peeks)."""
+def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
+              tiebreak: bool = False, deck: list[str] | None = None, lot: int | None = None) -> Round:
+    """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
+    `first` None: the spec's opening_player decides, with `lot` drawn at random."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
-                tiebreak=tiebreak, first=first, totals=totals)
+                tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     if deck is None:
         rnd.deck = [rnd.new_card(name) for name in edition.cards()]
         rng.shuffle(rnd.deck)
@@ -118,10 +121,11 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     record = GameRecord(seed)
     totals = {name: 0 for name in names}
     playing = list(names)
-    first = rng.randrange(len(playing))
+    first = None            # the first round and every tie-break round: the spec's opening_player
+    lot = rng.randrange(len(playing))
     tiebreak = False
     for _ in range(MAX_ROUNDS):
-        rnd = new_round(rules, playing, rng, first=first, totals=totals, tiebreak=tiebreak)
+        rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak)
         for agent in agents.values():
             agent.new_round(rnd)
         if on_round_start is not None:
@@ -140,10 +144,10 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
                 break
             playing = [p.name for p in rnd.players if ns["D_in_tiebreak"](rnd, C, p)]
             tiebreak = True
-            first = rng.randrange(len(playing))
+            first, lot = None, rng.randrange(len(playing))
         else:
             first_player = ns["X_next_first"](rnd, C)
-            first = playing.index(first_player.name)
+            first, lot = playing.index(first_player.name), None
     else:
         raise RuleRuntimeError(f"the game did not end after {MAX_ROUNDS} rounds")
     record.totals = dict(totals)

@@ -115,6 +115,19 @@ def test_changing_the_tiebreak_deal_in_the_spec(spec_copy):
     assert [len(p.layout) for p in rnd.players] == [6, 6]
 
 
+def test_who_opens_a_game_is_the_spec_s(spec_copy):
+    """By the rulebooks the first player is drawn at random; a house rule "the first seat
+    opens" is one line of spec."""
+    from baobei.interpreter.game import play_game
+
+    def openers(config) -> set[str]:
+        rules = load_rules(config, "fr")
+        return {play_game(rules, 4, seed, ["random"]).rounds[0].first for seed in range(12)}
+    assert len(openers(load_config(spec=str(spec_copy)))) > 1
+    edit(spec_copy / "core" / "scoring.bao", "opening_player = lot", "opening_player = first p in players: true")
+    assert openers(load_config(spec=str(spec_copy))) == {"P1"}
+
+
 HOUSE = """layer house
 # The German double pluck with the French placement of added cards.
 remove rule place.freed_slot
