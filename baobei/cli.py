@@ -115,7 +115,8 @@ def cmd_check(args) -> int:
     variants = _variants(config, args.variant)
     for variant in variants:  # load every spec first: bad input fails before any proof starts
         _load(config, variant)
-    results = _in_parallel(_check_one, [(config, v, bounds, args.timeout, args.emit) for v in variants])
+    from baobei.checker.parallel import in_forked_workers
+    results = in_forked_workers(_check_one, [(config, v, bounds, args.timeout, args.emit) for v in variants])
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  for report, _ in results)
     seconds = time.perf_counter() - started
@@ -135,19 +136,6 @@ def cmd_check(args) -> int:
 def _load(config, variant):
     from baobei.dsl.loader import load_edition_for, load_spec
     load_edition_for(config, load_spec(config, variant))
-
-
-def _in_parallel(function, argument_lists: list[tuple]) -> list:
-    """Run independent jobs in worker processes (one per core), in order; in-process for one job."""
-    if len(argument_lists) <= 1 or (os.cpu_count() or 1) < 2:
-        return [function(*arguments) for arguments in argument_lists]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(len(argument_lists), os.cpu_count() or 1),
-                             mp_context=context) as pool:
-        futures = [pool.submit(function, *arguments) for arguments in argument_lists]
-        return [future.result() for future in futures]
 
 
 def cmd_diff(args) -> int:

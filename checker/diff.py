@@ -21,6 +21,7 @@ from baobei.dsl.unparse import declaration
 
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .sites import analyse, kind_context, resolve_context
+from .parallel import in_forked_workers
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
 from .witness import describe_model
@@ -130,16 +131,35 @@ class Differ:
     def run(self) -> DiffReport:
         started = time.perf_counter()
         self.text_changes()
-        for kind in MOVE_KINDS:
-            if self.spec_a.legality_rules(kind) or self.spec_b.legality_rules(kind):
-                self.legality(kind)
-        self.fire()
-        for name in self.spec_a.decisions:
-            if name in self.spec_b.decisions:
-                self.value(name)
+        jobs = [(self.legality, kind) for kind in MOVE_KINDS
+                if self.spec_a.legality_rules(kind) or self.spec_b.legality_rules(kind)]
+        jobs += [(self.fire, None)] + [(self.value, name) for name in self.spec_a.decisions
+                                       if name in self.spec_b.decisions]
+        # Two fixed halves, each in a forked worker: the same spec gives the same report on any
+        # number of cores, and on two the queries run side by side.
+        halves = [list(range(0, len(jobs), 2)), list(range(1, len(jobs), 2))]
+        found: dict[int, list[Difference]] = {}
+        for part, queries, unknown in in_forked_workers(self._run_jobs, [(jobs, half) for half in halves]):
+            found.update(part)
+            self.report.queries += queries
+            self.report.unknown += unknown
+        self.report.differences = [d for index in sorted(found) for d in found[index]]
         self.report.findings = self.group()
         self.report.seconds = time.perf_counter() - started
         return self.report
+
+    def _run_jobs(self, jobs: list, indexes: list[int]) -> tuple[dict, int, list]:
+        """Runs these jobs; their differences by job (without Z3 models, which stay in the worker)."""
+        found = {}
+        for index in indexes:
+            method, argument = jobs[index]
+            before = len(self.report.differences)
+            method() if argument is None else method(argument)
+            found[index] = self.report.differences[before:]
+        for items in found.values():
+            for item in items:
+                item.model = None
+        return found, self.report.queries, self.report.unknown
 
     # -- one rule difference, one finding ------------------------------------------------------
     def group(self) -> list[Finding]:

@@ -29,6 +29,7 @@ from baobei.interpreter.scenario import load_scenario, run_scenario, same_move, 
 from baobei.interpreter.table import round_from_table
 
 from .diff import Difference, DiffReport
+from .parallel import in_forked_workers
 
 DEPTH = 8
 NODES_PER_CLASS = 30_000       # every search for one class together
@@ -52,12 +53,13 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for number, finding in enumerate(report.findings, start=1):
-        for index, item in enumerate(finding.classes, start=1):
-            item.emitted = True
-            scenario = realize(item, rules_a, rules_b)
-            if scenario is None:
-                continue
+    classes = [(number, index, item) for number, finding in enumerate(report.findings, start=1)
+               for index, item in enumerate(finding.classes, start=1)]
+    # each class's search is independent: side by side in forked workers, the same on any machine
+    scenarios = in_forked_workers(realize, [(item, rules_a, rules_b) for _, _, item in classes])
+    for (number, index, item), scenario in zip(classes, scenarios):
+        item.emitted = True
+        if scenario is not None:
             name = f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml"
             path = out / name
             path.write_text(_dump(scenario, item), encoding="utf-8")

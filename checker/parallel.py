@@ -1,0 +1,56 @@
+"""Independent checker jobs, each in a process of its own forked from the one that built the
+symbolic situation and the translated rules.
+
+Each job starts from that same state, whatever the number of cores (so the results do not
+depend on the machine), and jobs run side by side when there are cores for it. Z3 terms
+cannot be pickled: a worker gets its job by the fork and sends back plain results only.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import traceback
+from multiprocessing.connection import wait
+
+
+def _child(sender, function, arguments) -> None:
+    try:
+        sender.send(("ok", function(*arguments)))
+    except BaseException as error:  # noqa: BLE001 - raised again in the parent
+        try:
+            sender.send(("raise", error))      # e.g. a BaobeiError the command reports as usual
+        except Exception:  # noqa: BLE001 - an exception that does not pickle: its traceback
+            sender.send(("error", traceback.format_exc()))
+    finally:
+        sender.close()
+
+
+def in_forked_workers(function, argument_lists: list[tuple]) -> list:
+    """function(*arguments) for each argument list, each in its own forked process, as many
+    at a time as there are cores; the results in order."""
+    context = multiprocessing.get_context("fork")
+    cores = max(1, os.cpu_count() or 1)
+    results: list = [None] * len(argument_lists)
+    waiting = list(range(len(argument_lists)))
+    running: dict = {}   # receiving end -> (job index, process)
+    while waiting or running:
+        while waiting and len(running) < cores:
+            index = waiting.pop(0)
+            receiver, sender = context.Pipe(duplex=False)
+            process = context.Process(target=_child, args=(sender, function, argument_lists[index]))
+            process.start()
+            sender.close()
+            running[receiver] = (index, process)
+        for receiver in wait(list(running)):
+            index, process = running.pop(receiver)
+            try:
+                status, value = receiver.recv()
+            except EOFError:
+                status, value = "error", f"the worker ended with exit code {process.exitcode}"
+            process.join()
+            if status == "raise":
+                raise value
+            if status != "ok":
+                raise RuntimeError(f"a worker failed:\n{value}")
+            results[index] = value
+    return results
