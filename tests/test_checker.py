@@ -126,6 +126,24 @@ def test_diff_finds_every_difference_between_the_editions(config):
     assert not report.unknown
 
 
+def test_diff_reports_the_same_on_one_core_as_on_several():
+    """Its halves run in forked workers that all start from the same state, side by side
+    when there are cores for it: how many there are must not change a witness. (Each run in
+    a fresh process, as from the command line: Z3's state carries over within one.)"""
+    import subprocess
+    import sys
+
+    def run(cores: int) -> dict:
+        code = (f"import os; os.cpu_count = lambda: {cores}\n"
+                "from baobei.cli import main\n"
+                "raise SystemExit(main(['diff', 'fr', 'de', '--players', '3', '--slots', '4', '--json']))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        data = json.loads(done.stdout)
+        return data["differences"]
+    side_by_side = run(2)
+    assert side_by_side and run(1) == side_by_side
+
+
 def test_making_de_like_fr_removes_that_difference(spec_copy):
     edit(spec_copy / "de.bao", '''rule place.freed_slot
   cite de "Der Besitzer legt sie auf einen durch eine entfernte Karte freigewordenen Platz, falls einer vorhanden ist. Gibt es mehrere freie Plätze, wählt er einen davon."
