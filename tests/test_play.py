@@ -10,7 +10,7 @@ from baobei.interpreter.simulate import simulate
 from baobei.interpreter.state import Rng
 from baobei.interpreter.table import round_from_table, same_table, table_from_round
 
-GAMES_PER_EDITION = 200
+GAMES_PER_EDITION = 500
 
 
 @pytest.mark.parametrize("variant", ["fr", "de"])
