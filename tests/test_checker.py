@@ -137,7 +137,8 @@ def test_diff_reports_the_same_on_one_core_as_on_several():
         code = (f"import os; os.cpu_count = lambda: {cores}\n"
                 "from baobei.cli import main\n"
                 "raise SystemExit(main(['diff', 'fr', 'de', '--players', '3', '--slots', '4', '--json']))")
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        # -P: the installed package, not the source folder of the working directory
+        done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
         data = json.loads(done.stdout)
         return data["differences"]
     side_by_side = run(2)
