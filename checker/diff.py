@@ -37,7 +37,6 @@ class Difference:
     witness: dict | None = None
     kind: str | None = None           # the move kind, for legality differences
     scenario: str | None = None       # an emitted witness scenario
-    model: object = field(default=None, repr=False)
     causes: set | None = None         # when the deciding rules alone do not say it
     emitted: bool = False             # a scenario was searched for (diff --emit)
     legal_in: str | None = None       # for legality differences: the side that allows the move
@@ -149,16 +148,13 @@ class Differ:
         return self.report
 
     def _run_jobs(self, jobs: list, indexes: list[int]) -> tuple[dict, int, list]:
-        """Runs these jobs; their differences by job (without Z3 models, which stay in the worker)."""
+        """Runs these jobs (in a worker); their differences by job, the queries, the unknowns."""
         found = {}
         for index in indexes:
             method, argument = jobs[index]
             before = len(self.report.differences)
             method() if argument is None else method(argument)
             found[index] = self.report.differences[before:]
-        for items in found.values():
-            for item in items:
-                item.model = None
         return found, self.report.queries, self.report.unknown
 
     # -- one rule difference, one finding ------------------------------------------------------
@@ -325,7 +321,7 @@ class Differ:
         rules_a = [RuleInfo.of(r) for r in (ra if isinstance(ra, list) else [ra]) if r is not None]
         rules_b = [RuleInfo.of(r) for r in (rb if isinstance(rb, list) else [rb]) if r is not None]
         self.report.differences.append(Difference(decision, message, {self.name_a: rules_a, self.name_b: rules_b},
-                                                  describe_model(self.situation, model, kind), kind, model=model,
+                                                  describe_model(self.situation, model, kind), kind,
                                                   legal_in=legal_in))
 
     def text_changes(self) -> None:

@@ -33,24 +33,29 @@ def in_forked_workers(function, argument_lists: list[tuple]) -> list:
     results: list = [None] * len(argument_lists)
     waiting = list(range(len(argument_lists)))
     running: dict = {}   # receiving end -> (job index, process)
-    while waiting or running:
-        while waiting and len(running) < cores:
-            index = waiting.pop(0)
-            receiver, sender = context.Pipe(duplex=False)
-            process = context.Process(target=_child, args=(sender, function, argument_lists[index]))
-            process.start()
-            sender.close()
-            running[receiver] = (index, process)
-        for receiver in wait(list(running)):
-            index, process = running.pop(receiver)
-            try:
-                status, value = receiver.recv()
-            except EOFError:
-                status, value = "error", f"the worker ended with exit code {process.exitcode}"
+    try:
+        while waiting or running:
+            while waiting and len(running) < cores:
+                index = waiting.pop(0)
+                receiver, sender = context.Pipe(duplex=False)
+                process = context.Process(target=_child, args=(sender, function, argument_lists[index]))
+                process.start()
+                sender.close()
+                running[receiver] = (index, process)
+            for receiver in wait(list(running)):
+                index, process = running.pop(receiver)
+                try:
+                    status, value = receiver.recv()
+                except EOFError:
+                    status, value = "error", f"the worker ended with exit code {process.exitcode}"
+                process.join()
+                if status == "raise":
+                    raise value
+                if status != "ok":
+                    raise RuntimeError(f"a worker failed:\n{value}")
+                results[index] = value
+    finally:  # a failure or an interrupt leaves no worker behind
+        for _, process in running.values():
+            process.terminate()
             process.join()
-            if status == "raise":
-                raise value
-            if status != "ok":
-                raise RuntimeError(f"a worker failed:\n{value}")
-            results[index] = value
     return results
