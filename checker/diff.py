@@ -350,22 +350,13 @@ def _branch_conditions(spec: Spec, decision: str) -> list:
     """The conditions of `if` and `while` statements anywhere in the spec's procedures, powers
     and handlers that read the decision (directly or through definitions)."""
     conditions = []
-
-    def visit(statements):
-        for stmt in statements:
-            if isinstance(stmt, ast.If):
-                conditions.extend(cond for cond, _ in stmt.branches)
-                for _, body in stmt.branches:
-                    visit(body)
-                visit(stmt.otherwise)
-            elif isinstance(stmt, ast.While):
-                conditions.append(stmt.cond)
-                visit(stmt.body)
-            elif isinstance(stmt, ast.For):
-                visit(stmt.body)
     for items in (spec.procedures, spec.powers, spec.handlers):
         for decl in items.values():
-            visit(decl.body)
+            for stmt in ast.walk_statements(decl.body):
+                if isinstance(stmt, ast.If):
+                    conditions += [cond for cond, _ in stmt.branches]
+                elif isinstance(stmt, ast.While):
+                    conditions.append(stmt.cond)
     reading = []
     for condition in conditions:
         found: set = set()

@@ -28,17 +28,6 @@ class Site:
     where: str
 
 
-def _walk(body: list[ast.Stmt]):
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, ast.If):
-            for _, branch in stmt.branches:
-                yield from _walk(branch)
-            yield from _walk(stmt.otherwise)
-        elif isinstance(stmt, (ast.For, ast.While)):
-            yield from _walk(stmt.body)
-
-
 def _relation(asker, context_relation: str) -> str:
     if asker is None:
         return "anyone"
@@ -77,7 +66,7 @@ def analyse(spec: Spec):
         changed = False
         for container, body in containers.items():
             for power, relation in list(contexts[container]):
-                for stmt in _walk(body):
+                for stmt in ast.walk_statements(body):
                     targets = []
                     if isinstance(stmt, ast.CallProc):
                         targets.append((f"procedure {stmt.name}", (power, relation)))
@@ -93,7 +82,7 @@ def analyse(spec: Spec):
     resolving = []
     for container, body in containers.items():
         for power, relation in sorted(contexts[container], key=str):
-            for stmt in _walk(body):
+            for stmt in ast.walk_statements(body):
                 if isinstance(stmt, ast.Ask):
                     for asked in stmt.asked:
                         sites.append(Site(tuple(asked.kinds), power, _relation(asked.asker, relation),

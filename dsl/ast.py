@@ -214,6 +214,18 @@ class While(Stmt):
     body: list[Stmt]
 
 
+def walk_statements(body: list[Stmt]):
+    """Every statement of a body, those inside if, for and while blocks included, in order."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, If):
+            for _, branch in stmt.branches:
+                yield from walk_statements(branch)
+            yield from walk_statements(stmt.otherwise)
+        elif isinstance(stmt, (For, While)):
+            yield from walk_statements(stmt.body)
+
+
 @dataclass(eq=False)
 class Set(Stmt):
     target: str                 # a variable, or a player variable when `owner` is set
