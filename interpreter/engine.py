@@ -416,7 +416,7 @@ class Round:
                 continue
             counts = SHAPES[kind][1]
             domain = self.domain(who, kind) if counts != (0,) else ()
-            forms = [arity for arity in counts if next(self._form(who, kind, arity, domain, ask), None) is not None]
+            forms = self._forms(who, kind, domain, ask)
             if forms:
                 found[kind] = forms
         return found
@@ -427,12 +427,11 @@ class Round:
         rejection sampling (the full list is the fallback after `tries` refusals)."""
         ask = self.pending
         shape, counts = SHAPES[kind]
-        if counts == (0,):   # one possible move: judge it directly
-            return Move(actor, kind) if self.program.checks[(kind, 0)](self, Ctx(actor, ask.C.user, ask.C.power)) \
-                else None
+        if counts == (0,):
+            return Move(actor, kind) if self._bare_move_legal(actor, kind, ask) else None
         domain = self.domain(actor, kind)
         if forms is None:
-            forms = [arity for arity in counts if next(self._form(actor, kind, arity, domain, ask), None) is not None]
+            forms = self._forms(actor, kind, domain, ask)
         if not forms:
             return None
         arity = forms[0] if len(forms) == 1 else rng.choice(forms)
@@ -442,7 +441,7 @@ class Round:
         if (n if arity == 1 else n * (n - 1)) <= 16:  # few candidates: list the legal ones
             return rng.choice(list(self._form_moves(actor, kind, arity, domain, ask)))
         check = self.program.checks[(kind, arity)]
-        C = Ctx(actor, ask.C.user, ask.C.power)
+        C = self._ctx(actor, ask)
         for _ in range(tries):
             if arity == 1:
                 args = (domain[rng.randrange(n)],)
@@ -458,7 +457,20 @@ class Round:
         return rng.choice(list(self._form_moves(actor, kind, arity, domain, ask)))
 
     def _form(self, actor: Player, kind: str, arity: int, domain, ask: Ask):
-        return self.program.staged[(kind, arity)](self, Ctx(actor, ask.C.user, ask.C.power), domain)
+        return self.program.staged[(kind, arity)](self, self._ctx(actor, ask), domain)
+
+    def _forms(self, actor: Player, kind: str, domain, ask: Ask) -> list[int]:
+        """The numbers of targets this kind has a legal move with."""
+        return [arity for arity in SHAPES[kind][1] if next(self._form(actor, kind, arity, domain, ask), None) is not None]
+
+    def _bare_move_legal(self, actor: Player, kind: str, ask: Ask) -> bool:
+        """A kind with no targets has one possible move: judged directly."""
+        return self.program.checks[(kind, 0)](self, self._ctx(actor, ask))
+
+    @staticmethod
+    def _ctx(actor: Player, ask: Ask) -> Ctx:
+        """The context a move of this actor is judged in, at this ask (its power and user)."""
+        return Ctx(actor, ask.C.user, ask.C.power)
 
     def _form_moves(self, actor, kind, arity, domain, ask):
         player_shape = SHAPES[kind][0] == "player"
@@ -482,10 +494,9 @@ class Round:
                 if (rule := legal[kind](self, self.context(move, ask))) is not None and rule.allow]
 
     def _has_legal_move(self, ask: Ask) -> bool:
-        checks = self.program.checks
         for actor, kind in self._asked(ask):
-            if SHAPES[kind][1] == (0,):   # one possible move: judge it directly
-                if checks[(kind, 0)](self, Ctx(actor, ask.C.user, ask.C.power)):
+            if SHAPES[kind][1] == (0,):
+                if self._bare_move_legal(actor, kind, ask):
                     return True
             elif next(self.moves_of_kind(actor, kind, ask), None) is not None:
                 return True
