@@ -45,6 +45,11 @@ def cmd_scenario(args) -> int:
     return 1 if failed else 0
 
 
+def _agent_names(text: str) -> list[str]:
+    """`--agents random,memory`: one agent per seat, repeated round the table."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def _coverage(config, decided: dict[str, set]) -> None:
     """Rules that decided no step of the scenarios: legality and trigger rules never exercised."""
     from baobei.dsl import ast
@@ -66,7 +71,7 @@ def cmd_simulate(args) -> int:
     config = _config(args)
     rules = load_rules(config, args.variant)
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    agents = _agent_names(args.agents)
     if not args.json:
         print(f"seed {seed}")
     record = open(args.record, "w", encoding="utf-8") if args.record else None
@@ -239,7 +244,7 @@ def cmd_report(args) -> int:
     print(f"seed {seed}")
     from baobei.checker.symbolic import Bounds
     path = build(config, variants, Path(args.out), args.format, args.games, args.players, seed,
-                 [a.strip() for a in args.agents.split(",") if a.strip()],
+                 _agent_names(args.agents),
                  progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots))
     print(f"report written to {path}")
     return 0

@@ -45,18 +45,15 @@ def _readable(terminal: str) -> str:
 def parse_text(text: str, path: str) -> ast.SpecFile:
     try:
         tree = _lark().parse(text)
+        decls = _Builder(path).transform(tree)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, path) from None
-    except RecursionError:
-        raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
-    try:
-        decls = _Builder(path).transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, SpecSyntaxError):
             raise error.orig_exc from None
-        if isinstance(error.orig_exc, RecursionError):
-            raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
-        raise
+        if not isinstance(error.orig_exc, RecursionError):
+            raise
+        raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
     except RecursionError:
         raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
     decls = [d for d in (decls.children if isinstance(decls, Tree) else decls) if d is not None]

@@ -43,6 +43,7 @@ class GameRecord:
     rounds: list[RoundRecord] = field(default_factory=list)
     totals: dict[str, int] = field(default_factory=dict)
     winner: str | None = None
+    agents: dict[str, str] = field(default_factory=dict)   # player -> the agent playing the seat
 
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
@@ -117,8 +118,8 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     from .agents import make_agent
     rng = Rng(seed)
     names = [f"P{i + 1}" for i in range(player_count)]
-    agents = {name: make_agent(agent_names[i % len(agent_names)], name, rng) for i, name in enumerate(names)}
-    record = GameRecord(seed)
+    record = GameRecord(seed, agents={name: agent_names[i % len(agent_names)] for i, name in enumerate(names)})
+    agents = {name: make_agent(agent, name, rng) for name, agent in record.agents.items()}
     totals = {name: 0 for name in names}
     playing = list(names)
     first = None            # the first round and every tie-break round: the spec's opening_player

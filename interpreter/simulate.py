@@ -105,7 +105,7 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
                 hook(rnd, move)
         played = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move,
                            on_round_start=on_round_start, trusted=not check)
-        _count(stats, played, agents)
+        _count(stats, played)
         if record is not None:
             record.write(json.dumps(recorder.finish(played), separators=(",", ":")) + "\n")
         if on_game is not None:
@@ -143,7 +143,7 @@ def _checking(rules: Rules, stats: Stats):
     return on_move
 
 
-def _count(stats: Stats, record: GameRecord, agents: list[str]) -> None:
+def _count(stats: Stats, record: GameRecord) -> None:
     stats.games += 1
     stats.rounds += len(record.rounds)
     for rnd in record.rounds:
@@ -155,13 +155,11 @@ def _count(stats: Stats, record: GameRecord, agents: list[str]) -> None:
         stats.final_phase_rounds += rnd.final_phase
         stats.tiebreak_rounds += rnd.tiebreak
     for name, total in record.totals.items():
-        agent = agents[(int(name[1:]) - 1) % len(agents)]
-        sums = stats.final_totals.setdefault(agent, [0, 0])
+        sums = stats.final_totals.setdefault(record.agents[name], [0, 0])
         sums[0] += total
         sums[1] += 1
     if record.winner is not None:
-        index = int(record.winner[1:]) - 1
-        agent = agents[index % len(agents)]
+        agent = record.agents[record.winner]
         stats.wins[agent] = stats.wins.get(agent, 0) + 1
         if record.rounds and record.rounds[0].first == record.winner:
             stats.first_player_wins += 1
