@@ -12,23 +12,26 @@ from baobei.dsl.loader import load_config, load_edition_for, load_spec
 from conftest import ROOT
 
 
-def test_E300_an_edition_counting_an_unknown_card(tmp_path, config):
+TABLES = "deal: {2: 5, 3: 4, 4: 4, 5: 4, 6: 4}\nthreshold: {2: 100, 3: 100, 4: 100, 5: 100, 6: 100}\n"
+
+
+def edition_error(tmp_path, config, text: str) -> EditionError:
     path = tmp_path / "edition.yaml"
-    path.write_text("edition: odd\ndeck: {bird1: 60, dodo: 6}\ndeal: {2: 5, 3: 4, 4: 4, 5: 4, 6: 4}\n"
-                    "threshold: {2: 100, 3: 100, 4: 100, 5: 100, 6: 100}\n", encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(EditionError) as caught:
         load_edition(path, load_spec(config, "fr"))
-    assert caught.value.code == "E300" and "'dodo'" in caught.value.message
-    assert (caught.value.loc.line, caught.value.loc.column) == (2, 19)
+    return caught.value
+
+
+def test_E300_an_edition_counting_an_unknown_card(tmp_path, config):
+    error = edition_error(tmp_path, config, "edition: odd\ndeck: {bird1: 60, dodo: 6}\n" + TABLES)
+    assert error.code == "E300" and "'dodo'" in error.message
+    assert (error.loc.line, error.loc.column) == (2, 19)
 
 
 def test_E300_a_deck_that_cannot_deal_the_table(tmp_path, config):
-    path = tmp_path / "edition.yaml"
-    path.write_text("deck: {bird1: 22}\ndeal: {2: 5, 3: 4, 4: 4, 5: 4, 6: 4}\n"
-                    "threshold: {2: 100, 3: 100, 4: 100, 5: 100, 6: 100}\n", encoding="utf-8")
-    with pytest.raises(EditionError) as caught:
-        load_edition(path, load_spec(config, "fr"))
-    assert "cannot deal 4 cards to 6 players" in caught.value.message and caught.value.loc.line == 2
+    error = edition_error(tmp_path, config, "deck: {bird1: 22}\n" + TABLES)
+    assert "cannot deal 4 cards to 6 players" in error.message and error.loc.line == 2
 
 
 def test_E310_a_config_with_an_unknown_key(tmp_path):

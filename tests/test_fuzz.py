@@ -116,18 +116,27 @@ def test_a_damaged_spec_that_loads_also_runs_or_fails_clearly(spec_dir, file, da
         path.write_text(original, encoding="utf-8")
 
 
+def damaged_copy(tmp_path_factory, source: Path, damages) -> Path:
+    path = tmp_path_factory.mktemp("damaged") / source.name
+    path.write_text(damaged(source.read_text(encoding="utf-8"), damages), encoding="utf-8")
+    return path
+
+
+def assert_located_in(error: BaobeiError, path: Path) -> None:
+    assert_clear(error, path)
+    assert error.loc is not None and error.loc.file == str(path)
+
+
 @FUZZ
 @given(damages=st.lists(damage, min_size=1, max_size=3))
 def test_a_damaged_scenario_runs_or_says_where_it_is_broken(tmp_path_factory, damages):
-    path = tmp_path_factory.mktemp("scenario") / "s.yaml"
-    path.write_text(damaged(SCENARIO.read_text(encoding="utf-8"), damages), encoding="utf-8")
+    path = damaged_copy(tmp_path_factory, SCENARIO, damages)
     rules = load_rules(load_config(cwd=ROOT), "fr")
     try:
         result = run_scenario(load_scenario(path), rules)
         assert result.passed or result.message
     except BaobeiError as error:
-        assert_clear(error, path)
-        assert error.loc is not None and error.loc.file == str(path)
+        assert_located_in(error, path)
 
 
 EDITION = packaged_spec_dir() / "editions" / "standard.yaml"
@@ -136,12 +145,10 @@ EDITION = packaged_spec_dir() / "editions" / "standard.yaml"
 @FUZZ
 @given(damages=st.lists(damage, min_size=1, max_size=3))
 def test_a_damaged_edition_loads_or_says_where_it_is_broken(tmp_path_factory, damages):
-    path = tmp_path_factory.mktemp("edition") / "edition.yaml"
-    path.write_text(damaged(EDITION.read_text(encoding="utf-8"), damages), encoding="utf-8")
+    path = damaged_copy(tmp_path_factory, EDITION, damages)
     spec = load_spec(load_config(cwd=ROOT), "fr")
     try:
         edition = load_edition(path, spec)
         assert edition.size > 0
     except BaobeiError as error:
-        assert_clear(error, path)
-        assert error.loc is not None and error.loc.file == str(path)
+        assert_located_in(error, path)
