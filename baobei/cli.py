@@ -18,7 +18,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _config(args):
-    return load_config(args.config, args.spec, args.edition)
+    """The project's config with the flags on top; said once, in text output, which rules it reads."""
+    config = load_config(args.config, args.spec, args.edition)
+    if not getattr(args, "json", False):
+        print(config.describe())
+    return config
 
 
 def cmd_scenario(args) -> int:
@@ -82,7 +86,7 @@ def cmd_simulate(args) -> int:
         if record is not None:
             record.close()
     if args.json:
-        print(json.dumps(stats.as_json(), sort_keys=True))
+        print(json.dumps({**stats.as_json(), "rules": config.as_json()}, sort_keys=True))
     else:
         print("\n".join(stats.lines()))
     return 0
@@ -126,7 +130,7 @@ def cmd_check(args) -> int:
                  for report, _ in results)
     seconds = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "variants": [
+        print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "rules": config.as_json(), "variants": [
             {"variant": report.variant, "layers": layers, "edition": report.edition, "assumed": report.assumed,
              "bounds": report.bounds, "queries": report.queries, "seconds": round(report.seconds, 2),
              "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
@@ -149,10 +153,10 @@ def cmd_diff(args) -> int:
     from baobei.checker.report import diff_text
     from baobei.checker.symbolic import Bounds
     from baobei.dsl.loader import load_edition_for, load_spec
-    config = _config(args)
     started = time.perf_counter()
     if args.old or args.new:
-        return _diff_versions(args, config, started)
+        return _diff_versions(args, load_config(args.config, args.spec, args.edition), started)
+    config = _config(args)
     if not (args.a and args.b):
         raise ConfigError("diff compares two variants (baobei diff fr de) or two spec folders "
                           "(baobei diff --old DIR --new DIR)")
@@ -165,14 +169,15 @@ def cmd_diff(args) -> int:
         emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit)
     seconds = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "bounds": report.bounds,
+        print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "rules": config.as_json(),
+                          "bounds": report.bounds,
                           "added": report.added, "removed": report.removed, "changed": report.changed,
                           "differences": [f.as_json() for f in report.findings], "unknown": report.unknown},
                          indent=1))
     else:
         print(diff_text(report))
         print(f"{len(report.findings)} difference(s) in {seconds:.1f} s")
-    return 1 if report.unknown else 0
+    return 1 if report.findings or report.unknown else 0
 
 
 def _diff_versions(args, config, started: float) -> int:
@@ -184,12 +189,15 @@ def _diff_versions(args, config, started: float) -> int:
         raise ConfigError("--old DIR and --new DIR go together")
     old = load_config(args.config, args.old, args.edition)
     new = load_config(args.config, args.new, args.edition)
+    if not args.json:
+        print(f"old: {old.describe()}\nnew: {new.describe()}")
     variants = [args.variant] if args.variant else _variants(config, "all")
     reports = [compare_versions(old, new, variant, Bounds(args.players, args.slots), args.timeout,
                                 args.scenarios or [], args.games or [], args.emit) for variant in variants]
     seconds = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"old": args.old, "new": args.new, "seconds": round(seconds, 2),
+        print(json.dumps({"old": old.as_json(), "new": new.as_json(), "seconds": round(seconds, 2),
+                          "changed": any(r.changes_behaviour for r in reports),
                           "variants": [r.as_json() for r in reports]}, indent=1))
     else:
         for report in reports:
@@ -209,8 +217,9 @@ def _diff_versions(args, config, started: float) -> int:
                     print(f"    {line}")
             for path in report.witnesses:
                 print(f"  witness (passes under old, fails under new): {path}")
-        print(f"compared in {seconds:.1f} s")
-    return 1 if any(r.diff.unknown for r in reports) else 0
+        changed = any(r.changes_behaviour for r in reports)
+        print(f"{'behaviour changes' if changed else 'no change in behaviour'}: compared in {seconds:.1f} s")
+    return 1 if any(r.changes_behaviour for r in reports) else 0
 
 
 def cmd_replay(args) -> int:
@@ -224,6 +233,7 @@ def cmd_replay(args) -> int:
     report = replay_file(rules, args.file)
     if args.json:
         print(json.dumps({"games": report.games, "moves": report.moves, "spec_version": rules.version,
+                          "rules": config.as_json(),
                           "divergences": [d.__dict__ for d in report.divergences]}, indent=1))
     else:
         recorded = {g.get("spec_version") for g in games}

@@ -2,9 +2,11 @@
 
 Installed with baobei (entry point `pytest11`), so a rules author's repository
 runs its scenarios with plain `pytest`. Which folders hold scenarios is the ini
-option `baobei_scenarios` (default: every folder named `scenarios`); the spec and
-edition come from the project config (baobei.yaml) as for the command line.
-A failure shows the step, the expectation and the state of the table.
+option `baobei_scenarios` (default: every folder named `scenarios`); the rules are
+the project's, as for the command line: the baobei.yaml of the folder pytest runs
+in (or above it) decides the spec folder, the layers and the edition. A broken
+config fails every scenario file with its location. A failure shows the step, the
+expectation and the state of the table.
 """
 from __future__ import annotations
 
@@ -12,10 +14,32 @@ from pathlib import Path
 
 import pytest
 
+_CONFIG_KEY = pytest.StashKey()
+
 
 def pytest_addoption(parser) -> None:
     parser.addini("baobei_scenarios", "folders whose .yaml files are baobei scenarios", type="paths",
                   default=[])
+
+
+def project_config(config):
+    """The baobei config of this pytest run (read once), or the BaobeiError that reading it raised."""
+    if _CONFIG_KEY not in config.stash:
+        from baobei.dsl.errors import BaobeiError
+        from baobei.dsl.loader import load_config
+        try:
+            config.stash[_CONFIG_KEY] = load_config(cwd=Path(config.invocation_params.dir))
+        except BaobeiError as error:
+            config.stash[_CONFIG_KEY] = error
+    return config.stash[_CONFIG_KEY]
+
+
+def pytest_report_header(config) -> str:
+    found = project_config(config)
+    from baobei.dsl.errors import BaobeiError
+    if isinstance(found, BaobeiError):
+        return f"baobei: {found.render().splitlines()[0]}"
+    return f"baobei: {found.describe()}"
 
 
 def _is_scenario(path: Path, config) -> bool:
@@ -36,6 +60,9 @@ def pytest_collect_file(parent, file_path: Path):
 class ScenarioFile(pytest.File):
     def collect(self):
         from baobei.interpreter.scenario import load_scenario
+        found = project_config(self.config)
+        if isinstance(found, Exception):
+            raise found
         scenario = load_scenario(self.path)
         for variant in scenario.variants:
             yield ScenarioItem.from_parent(self, name=variant, scenario=scenario, variant=variant)
@@ -58,10 +85,8 @@ class ScenarioItem(pytest.Item):
         self.variant = variant
 
     def runtest(self) -> None:
-        from baobei.dsl.loader import load_config
-        from baobei.interpreter.rules import load_rules
-        from baobei.interpreter.scenario import run_scenario
-        rules = load_rules(load_config(), self.variant)
+        from baobei.interpreter.scenario import run_scenario, variant_rules
+        rules = variant_rules(self.scenario, self.variant, project_config(self.config))
         result = run_scenario(self.scenario, rules)
         if not result.passed:
             raise ScenarioFailed(result)
@@ -69,7 +94,8 @@ class ScenarioItem(pytest.Item):
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, ScenarioFailed):
             result = excinfo.value.args[0]
-            lines = [f"{self.scenario.path} [{self.variant}] {self.scenario.title}", result.message]
+            from baobei.dsl.errors import shown_path
+            lines = [f"{shown_path(self.scenario.path)} [{self.variant}] {self.scenario.title}", result.message]
             if result.round is not None:
                 lines.append(describe_table(result.round))
             return "\n".join(lines)

@@ -30,6 +30,12 @@ class VersionReport:
     games: list[str] = field(default_factory=list)                        # divergences of recorded games
     witnesses: list[str] = field(default_factory=list)
 
+    @property
+    def changes_behaviour(self) -> bool:
+        """Anything a rules author would see change in play or in a proof (or could not rule out)."""
+        d = self.diff
+        return bool(d.findings or d.unknown or self.claims or self.scenarios or self.games)
+
     def as_json(self) -> dict:
         d = self.diff
         return {"variant": self.variant, "added": d.added, "removed": d.removed, "changed": d.changed,

@@ -17,15 +17,16 @@ class Loc:
     column: int = 0
 
     def __str__(self) -> str:
-        where = _shown_path(self.file)
+        where = shown_path(self.file)
         if self.line:
             return f"{where}:{self.line}:{self.column}"
         return where
 
 
-def _shown_path(path: str) -> str:
+def shown_path(path) -> str:
     """Paths under the current folder are shown relative to it, others as they are."""
     import os
+    path = str(path)
     if os.path.isabs(path):
         try:
             relative = os.path.relpath(path)

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .edition import Edition, load_edition
-from .errors import ConfigError, Loc, SpecTypeError
-from .layers import layer_files, load_layers
+from .errors import ConfigError, Loc, SpecTypeError, shown_path
+from .layers import SPEC_SUFFIX, layer_files, load_layers
 from .model import Spec
 from .resolve import resolve
 from .yamlfile import read_yaml
@@ -17,6 +17,7 @@ from .yamlfile import read_yaml
 CONFIG_NAME = "baobei.yaml"
 CONFIG_KEYS = {"spec", "layers", "edition", "variants"}
 STANDARD_EDITION = Path("editions") / "standard.yaml"
+DEFAULT_LAYERS = ["core", "fr"]
 
 
 def packaged_spec_dir() -> Path:
@@ -33,6 +34,8 @@ class Config:
     edition: Path | None = None            # None: <spec>/editions/standard.yaml
     config_dir: Path | None = None
     variants: dict[str, list[str]] = field(default_factory=dict)
+    config_path: Path | None = None        # the baobei.yaml read, if any
+    spec_from: str = "packaged"            # why this spec folder: "--spec", "spec:", "beside", "packaged"
 
     def edition_path(self) -> Path:
         return self.edition or self.spec_dir / STANDARD_EDITION
@@ -48,37 +51,102 @@ class Config:
     def default_variant(self) -> str:
         return self.layers[-1]
 
+    def describe(self) -> str:
+        """Which rules a command reads, said once at its start."""
+        where = {"--spec": "--spec", "spec:": f"'spec:' of {shown_path(self.config_path)}",
+                 "beside": f"beside {shown_path(self.config_path)}",
+                 "packaged": "the packaged spec: no baobei.yaml here or above"}[self.spec_from]
+        return f"rules {shown_path(self.spec_dir)}/ ({where}), edition {shown_path(self.edition_path())}"
+
+    def as_json(self) -> dict:
+        return {"spec": shown_path(self.spec_dir), "edition": shown_path(self.edition_path()),
+                "config": shown_path(self.config_path) if self.config_path else None}
+
+
+def find_project(cwd: Path) -> Path | None:
+    """The baobei.yaml of the rules project the folder is in: the folder's own, or its
+    nearest parent's (like git finds its repository)."""
+    for folder in [cwd, *cwd.parents]:
+        candidate = folder / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _holds_spec(folder: Path) -> bool:
+    return folder.is_dir() and next(folder.rglob("*" + SPEC_SUFFIX), None) is not None
+
 
 def load_config(config_path: str | None = None, spec: str | None = None, edition: str | None = None,
                 layers: list[str] | None = None, cwd: Path | None = None) -> Config:
-    """The config file (if any) with the command line's flags applied on top."""
-    cwd = cwd or Path.cwd()
-    path = Path(config_path) if config_path else cwd / CONFIG_NAME
+    """The project config with the command line's flags applied on top.
+
+    Inside a rules project (a baobei.yaml in the folder or above) the rules are the
+    project's: its `spec:` folder, or the spec/ folder beside the config when it holds
+    .bao files. The packaged spec is read only outside any project (or with --spec)."""
+    cwd = (cwd or Path.cwd()).resolve()
+    path = _path(config_path, cwd) if config_path else find_project(cwd)
     data: dict = {}
+    doc = None
     config_dir: Path | None = None
-    if config_path or path.is_file():
+    if path is not None:
+        if not path.is_file():
+            raise ConfigError("no such config file", Loc(str(path)))
         doc = read_yaml(path, ConfigError)
         data = doc.data or {}
         if not isinstance(data, dict):
-            raise ConfigError("a config file is a mapping with keys " + ", ".join(sorted(CONFIG_KEYS)), Loc(str(path)))
+            raise ConfigError("a config file is a mapping with keys " + ", ".join(sorted(CONFIG_KEYS)),
+                              Loc(str(path), 1, 1))
         for key in data:
             if key not in CONFIG_KEYS:
                 raise ConfigError(f"unknown key '{key}'; a config has {', '.join(sorted(CONFIG_KEYS))}",
                                   doc.loc(key))
         _check_config_types(data, doc)
         config_dir = path.parent.resolve()
-    spec_dir = _path(spec, cwd) if spec else (config_dir / data["spec"] if "spec" in data else packaged_spec_dir())
-    if not spec_dir.is_dir():
-        raise ConfigError(f"no spec folder at {spec_dir}", Loc(str(path) if data else str(spec_dir)))
-    config = Config(spec_dir=spec_dir, layers=list(layers or data.get("layers") or ["core", "fr"]),
-                    config_dir=config_dir, variants={k: list(v) for k, v in (data.get("variants") or {}).items()})
-    # the config's own layers are a variant named by their last layer (e.g. house)
-    config.variants.setdefault(config.layers[-1], list(config.layers))
+    if spec:
+        spec_dir, spec_from = _path(spec, cwd), "--spec"
+        if not spec_dir.is_dir():
+            raise ConfigError(f"--spec {spec}: no such folder", Loc(str(spec_dir)))
+    elif "spec" in data:
+        spec_dir, spec_from = config_dir / data["spec"], "spec:"
+        if not _holds_spec(spec_dir):
+            raise ConfigError(f"'spec: {data['spec']}': no folder of .bao files at {shown_path(spec_dir)}",
+                              doc.loc("spec"))
+    elif config_dir is not None and _holds_spec(config_dir / "spec"):
+        spec_dir, spec_from = config_dir / "spec", "beside"
+    else:
+        spec_dir, spec_from = packaged_spec_dir(), "packaged"
+    config = Config(spec_dir=spec_dir, layers=list(layers or data.get("layers") or DEFAULT_LAYERS),
+                    config_dir=config_dir, variants={k: list(v) for k, v in (data.get("variants") or {}).items()},
+                    config_path=path, spec_from=spec_from)
     if edition:
         config.edition = _path(edition, cwd)
+        if not config.edition.is_file():
+            raise ConfigError(f"--edition {edition}: no such file", Loc(str(config.edition)))
     elif "edition" in data:
         config.edition = config_dir / data["edition"]
+        if not config.edition.is_file():
+            raise ConfigError(f"'edition: {data['edition']}': no such file ({shown_path(config.edition)})",
+                              doc.loc("edition"))
+    if doc is not None:
+        _check_layers_exist(config, data, doc, use_file_layers=layers is None)
+    # the config's own layers are a variant named by their last layer (e.g. house)
+    config.variants.setdefault(config.layers[-1], list(config.layers))
     return config
+
+
+def _check_layers_exist(config: Config, data: dict, doc, use_file_layers: bool) -> None:
+    """Every layer the config names has its files: a misspelt layer is an error where it is written."""
+    named = []
+    if use_file_layers:
+        named += [(layer, ("layers", i)) for i, layer in enumerate(data.get("layers") or [])]
+    for variant, layers in (data.get("variants") or {}).items():
+        named += [(layer, ("variants", variant, i)) for i, layer in enumerate(layers)]
+    for layer, where in named:
+        try:
+            layer_files(config.spec_dir, layer, config.config_dir)
+        except ConfigError as error:
+            raise ConfigError(error.message, doc.loc(*where)) from None
 
 
 def _check_config_types(data: dict, doc) -> None:

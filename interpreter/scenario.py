@@ -247,17 +247,18 @@ def _check_checks(checks, doc: YamlDoc, path: tuple, players: list[str]) -> None
 
 def run_file(path: Path, config: Config) -> list[Result]:
     scenario = load_scenario(path)
-    results = []
-    for index, variant in enumerate(scenario.variants):
-        try:
-            rules = load_rules(config, variant)
-        except BaobeiError as error:
-            if error.code == "E310":  # no such layer
-                raise ScenarioError(f"unknown variant '{variant}': {error.message}",
-                                    scenario.doc.loc("variants", index)) from None
-            raise
-        results.append(run_scenario(scenario, rules))
-    return results
+    return [run_scenario(scenario, variant_rules(scenario, variant, config)) for variant in scenario.variants]
+
+
+def variant_rules(scenario: Scenario, variant: str, config: Config) -> Rules:
+    """The rules of one variant the scenario names; an unknown variant is an error at its name."""
+    try:
+        return load_rules(config, variant)
+    except BaobeiError as error:
+        if error.code == "E310" and not (error.loc and error.loc.line):   # no such layer
+            raise ScenarioError(f"unknown variant '{variant}': {error.message}",
+                                scenario.doc.loc("variants", scenario.variants.index(variant))) from None
+        raise
 
 
 def _validate_cards(scenario: Scenario, rules: Rules) -> None:

@@ -6,16 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from baobei.dsl.loader import load_config, packaged_spec_dir
+from baobei.dsl.loader import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec"          # the rules of this checkout: what every command run here reads
 
 
 @pytest.fixture
 def spec_copy(tmp_path) -> Path:
-    """A copy of the packaged spec folder, to edit."""
+    """A copy of the checkout's spec folder, to edit."""
     copy = tmp_path / "spec"
-    shutil.copytree(packaged_spec_dir(), copy, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    shutil.copytree(SPEC, copy, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
     return copy
 
 

@@ -138,7 +138,8 @@ def test_diff_reports_the_same_on_one_core_as_on_several():
                 "from baobei.cli import main\n"
                 "raise SystemExit(main(['diff', 'fr', 'de', '--players', '3', '--slots', '4', '--json']))")
         # -P: the installed package, not the source folder of the working directory
-        done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True)
+        assert done.returncode == 1, done.stderr     # the editions differ: exit 1, like diff(1)
         data = json.loads(done.stdout)
         return data["differences"]
     side_by_side = run(2)
@@ -163,7 +164,7 @@ def test_making_de_like_fr_removes_that_difference(spec_copy):
 def test_diff_emits_witness_scenarios_that_pass_under_both_editions(tmp_path, capsys):
     code = main(["diff", "fr", "de", "--emit", str(tmp_path / "witnesses"), "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and len(data["differences"]) == 7
+    assert code == 1 and len(data["differences"]) == 7
     for difference in data["differences"]:
         emitted = [c["scenario"] for c in difference["classes"] if c["scenario"]]
         # a decision only the procedures read (the final phase after BAO) is out of the play

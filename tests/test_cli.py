@@ -112,7 +112,7 @@ def test_simulate_json_and_the_same_seed_gives_the_same_games(capsys):
 
 def test_simulate_prints_its_seed(capsys):
     code, out, _ = run_cli(capsys, "simulate", "--variant", "fr", "--players", "2", "--games", "2", "--seed", "5")
-    assert code == 0 and out.splitlines()[0] == "seed 5" and "games 2" in out
+    assert code == 0 and "seed 5" in out.splitlines() and "games 2" in out
 
 
 def test_the_installed_command_has_help_and_never_shows_a_traceback(tmp_path):

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 from baobei.dsl.edition import load_edition
 from baobei.dsl.errors import BaobeiError
-from baobei.dsl.loader import load_config, load_spec, packaged_spec_dir
+from baobei.dsl.loader import load_config, load_spec
 from baobei.interpreter.rules import load_rules
 from baobei.interpreter.scenario import load_scenario, run_scenario
 
-from conftest import ROOT
+from conftest import ROOT, SPEC
 
 SCALE = int(os.environ.get("BAOBEI_FUZZ", "1"))
 JUNK = list("(){}[]:,.=<>!-+*#\"'\\\n\t _") + ["rule", "allow", "refuse", "when", "end", "if", "then", "ask",
@@ -75,11 +75,11 @@ FUZZ = settings(max_examples=700 * SCALE, deadline=timedelta(seconds=10), derand
 @pytest.fixture(scope="module")
 def spec_dir(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("fuzz") / "spec"
-    shutil.copytree(packaged_spec_dir(), target, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    shutil.copytree(SPEC, target, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
     return target
 
 
-SPEC_FILES = sorted(p.relative_to(packaged_spec_dir()) for p in packaged_spec_dir().rglob("*.bao"))
+SPEC_FILES = sorted(p.relative_to(SPEC) for p in SPEC.rglob("*.bao"))
 
 
 @FUZZ
@@ -87,7 +87,7 @@ SPEC_FILES = sorted(p.relative_to(packaged_spec_dir()) for p in packaged_spec_di
        variant=st.sampled_from(["fr", "de"]))
 def test_a_damaged_spec_loads_or_says_where_it_is_broken(spec_dir, file, damages, variant):
     path = spec_dir / file
-    original = (packaged_spec_dir() / file).read_text(encoding="utf-8")
+    original = (SPEC / file).read_text(encoding="utf-8")
     path.write_text(damaged(original, damages), encoding="utf-8")
     try:
         load_spec(load_config(spec=str(spec_dir)), variant)
@@ -104,7 +104,7 @@ def test_a_damaged_spec_loads_or_says_where_it_is_broken(spec_dir, file, damages
 @given(file=st.sampled_from(SPEC_FILES), damages=st.lists(damage, min_size=1, max_size=2))
 def test_a_damaged_spec_that_loads_also_runs_or_fails_clearly(spec_dir, file, damages):
     path = spec_dir / file
-    original = (packaged_spec_dir() / file).read_text(encoding="utf-8")
+    original = (SPEC / file).read_text(encoding="utf-8")
     path.write_text(damaged(original, damages), encoding="utf-8")
     try:
         rules = load_rules(load_config(spec=str(spec_dir)), "de")
@@ -139,7 +139,7 @@ def test_a_damaged_scenario_runs_or_says_where_it_is_broken(tmp_path_factory, da
         assert_located_in(error, path)
 
 
-EDITION = packaged_spec_dir() / "editions" / "standard.yaml"
+EDITION = SPEC / "editions" / "standard.yaml"
 
 
 @FUZZ

@@ -4,19 +4,18 @@ from __future__ import annotations
 import json
 
 from baobei.cli import main
-from baobei.dsl.loader import packaged_spec_dir
 
-from conftest import ROOT, edit
+from conftest import ROOT, SPEC, edit
 
 
 def test_diff_of_two_spec_versions_names_the_rule_and_what_changes(spec_copy, tmp_path, capsys):
     # the German placement becomes the French one: a new slot, never an emptied one
     edit(spec_copy / "de.bao", "allow place when target.empty", "allow place when target.new")
-    code = main(["diff", "--old", str(packaged_spec_dir()), "--new", str(spec_copy), "--variant", "de",
+    code = main(["diff", "--old", str(SPEC), "--new", str(spec_copy), "--variant", "de",
                  "--players", "3", "--slots", "4", "--scenarios", str(ROOT / "tests" / "scenarios"),
                  "--games", str(ROOT / "tests" / "games" / "de.jsonl"), "--emit", str(tmp_path / "w"), "--json"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0
+    assert code == 1 and data["changed"]
     (report,) = data["variants"]
     assert [c.split(" ")[:2] for c in report["changed"]] == [["rule", "place.freed_slot"]]
     (difference,) = report["differences"]
