@@ -103,6 +103,7 @@ class Round:
         self.in_action = 0                                # 1 while a move's action runs
         self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
         self.decided: set[str] = set()                    # rules that decided a judged move or fired a power
+        self.decided_log: list[str] = []                  # the same, in the order they decided
         self._uid = 0
         if first is None:  # the rules decide who opens the round, once they can see all of it
             self._open(self.players.index(self._opening_player()))
@@ -245,6 +246,7 @@ class Round:
         rule = self.compiled.legal[kind](self, self.context(move, ask))
         if rule is not None:
             self.decided.add(rule.name)
+            self.decided_log.append(rule.name)
         if self.strict:
             self._check_conflicts(move, ask, rule)
         if rule is None:
@@ -521,6 +523,7 @@ class Round:
             if result is None:
                 continue
             self.decided.add(result[3].name)
+            self.decided_log.append(result[3].name)
             if result[0] is not None and result[0].power is not None and result[1] is not None:
                 fired.append(result)
                 self.last_fired.append((role, result[3].name, result[2]))

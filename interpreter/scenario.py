@@ -62,6 +62,7 @@ class Result:
     message: str = ""
     step: int | None = None
     round: Round | None = field(default=None, repr=False)
+    step_rules: dict[int, list[str]] = field(default_factory=dict)   # step number -> the rules that decided in it
 
 
 # ---- reading -----------------------------------------------------------------------------
@@ -289,12 +290,15 @@ def run_scenario(scenario: Scenario, rules: Rules) -> Result:
         rnd.start(["turns"])
     except RuleRuntimeError as error:
         return Result(scenario, rules.variant, False, f"before the first step: {error.message}", None, rnd)
+    step_rules: dict[int, list[str]] = {}
     for step in scenario.steps:
         if step.variants is not None and rules.variant not in step.variants:
             continue
         label = f"step {step.index} ({step.actor}: {step.move})"
+        logged = len(rnd.decided_log)
         try:
             failure = _play_step(rnd, step)
+            step_rules[step.index] = list(dict.fromkeys(rnd.decided_log[logged:]))
             if failure is None and step.then:
                 failure = compare(rnd, step.then, rules)
             if failure is None and step.then_variants and rules.variant in step.then_variants:
@@ -304,12 +308,12 @@ def run_scenario(scenario: Scenario, rules: Rules) -> Result:
         except ScenarioError:
             raise
         if failure:
-            return Result(scenario, rules.variant, False, f"{label}: {failure}", step.index, rnd)
+            return Result(scenario, rules.variant, False, f"{label}: {failure}", step.index, rnd, step_rules)
     for checks in (scenario.expect, (scenario.expect_variants or {}).get(rules.variant)):
         failure = compare(rnd, checks, rules) if checks else None
         if failure:
-            return Result(scenario, rules.variant, False, f"after the last step: {failure}", None, rnd)
-    return Result(scenario, rules.variant, True, "", None, rnd)
+            return Result(scenario, rules.variant, False, f"after the last step: {failure}", None, rnd, step_rules)
+    return Result(scenario, rules.variant, True, "", None, rnd, step_rules)
 
 
 def _play_step(rnd: Round, step: Step) -> str | None:
@@ -327,6 +331,7 @@ def _play_step(rnd: Round, step: Step) -> str | None:
             return None
         finally:
             rnd.decided |= probe.decided   # the rule that refused it counts as exercised
+            rnd.decided_log += probe.decided_log[len(rnd.decided_log):]
         return "expected the move to be refused, but it was accepted"
     try:
         _decline_until_asked(rnd, move)
