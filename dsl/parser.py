@@ -4,11 +4,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import pickle
+from collections import OrderedDict
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
-from lark.parsers.lalr_analysis import Shift
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.parsers.lalr_analysis import Shift
 
 from . import ast
 from .errors import Loc, SpecSyntaxError
@@ -175,16 +176,45 @@ def parse_file(path: str | Path) -> ast.SpecFile:
     """The file's syntax tree; a file already parsed with the same text comes from a cache
     (a fresh copy each time: the resolver annotates the trees it is given)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise SpecSyntaxError(f"the file is not UTF-8 text ({error.reason})", Loc(str(path))) from None
-    except OSError as error:
-        raise SpecSyntaxError(f"cannot read the file: {error.strerror}", Loc(str(path))) from None
+    text = _read_text(path)
     key = (str(path), hashlib.sha1(text.encode("utf-8")).hexdigest())
     if key not in _PARSED:
         _PARSED[key] = pickle.dumps(parse_text(text, str(path)))
     return pickle.loads(_PARSED[key])
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise SpecSyntaxError(f"the file is not UTF-8 text ({error.reason})", Loc(str(path))) from None
+    except OSError as error:
+        raise SpecSyntaxError(f"cannot read the file: {error.strerror}", Loc(str(path))) from None
+
+
+# An editor parses every version of the file being typed: the cache keeps the latest few.
+_RECOVERED: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+_RECOVERED_KEPT = 256
+
+
+def parse_text_recovering_cached(text: str, path: str) -> tuple[ast.SpecFile, list[SpecSyntaxError]]:
+    """parse_text_recovering, from a cache for a text already read (a fresh copy each time)."""
+    key = (path, hashlib.sha1(text.encode("utf-8")).hexdigest())
+    if key in _RECOVERED:
+        _RECOVERED.move_to_end(key)
+    else:
+        _RECOVERED[key] = pickle.dumps(parse_text_recovering(text, path))
+        if len(_RECOVERED) > _RECOVERED_KEPT:
+            _RECOVERED.popitem(last=False)
+    return pickle.loads(_RECOVERED[key])
+
+
+def parse_file_recovering(path: str | Path) -> tuple[ast.SpecFile, list[SpecSyntaxError]]:
+    try:
+        text = _read_text(Path(path))
+    except SpecSyntaxError as error:
+        return ast.SpecFile(str(path), None, []), [error]
+    return parse_text_recovering_cached(text, str(path))
 
 
 def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxError:
