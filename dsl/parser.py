@@ -108,6 +108,13 @@ def _spec_file(path: str, decls: list, builder: "_Builder") -> ast.SpecFile:
 # ---- recovery after a syntax error ---------------------------------------------------------
 
 @functools.lru_cache(maxsize=1)
+def keywords() -> tuple[str, ...]:
+    """Every word the grammar reserves somewhere (a name may still be one where it is not expected)."""
+    return tuple(sorted(t.pattern.value for t in _lark().terminals
+                        if t.pattern.type == "str" and t.pattern.value.isidentifier()))
+
+
+@functools.lru_cache(maxsize=1)
 def declaration_keywords() -> frozenset[str]:
     """The words a declaration begins with (read from the grammar's own tables)."""
     lark = _lark()

@@ -623,7 +623,8 @@ class _Resolver:
 
 # ---- citations -----------------------------------------------------------------------------
 
-def _normalise(text: str) -> str:
+def normalise_quotation(text: str) -> str:
+    """A rulebook text or a quotation as they are compared: apostrophes, spaces and line breaks alike."""
     text = text.replace("’", "'").replace("\u00a0", " ").replace("\u202f", " ")
     return re.sub(r"\s+", " ", text).strip()
 
@@ -648,8 +649,8 @@ def _citation_problem(source: ast.Cite, rulebooks: Path, books: dict[str, str]) 
         path = rulebooks / f"{source.edition}.txt"
         if not path.is_file():
             return SpecCitationError(f"cites rulebook '{source.edition}', but there is no {path}", source.loc)
-        books[source.edition] = _normalise(path.read_text(encoding="utf-8"))
-    if _normalise(source.text) not in books[source.edition]:
+        books[source.edition] = normalise_quotation(path.read_text(encoding="utf-8"))
+    if normalise_quotation(source.text) not in books[source.edition]:
         return SpecCitationError(f"this passage is not in the {source.edition} rulebook "
                                  f"({rulebooks / (source.edition + '.txt')})", source.loc)
     return None
