@@ -59,11 +59,12 @@ class Index:
         self.by_file: dict[str, list[Occurrence]] = {}
         seen: set[tuple] = set()
         for variant in analysis.variants:
-            for spec_file in variant.files:
-                for occurrence in _occurrences(spec_file, variant):
-                    if occurrence.key not in seen:
-                        seen.add(occurrence.key)
-                        self.by_file.setdefault(occurrence.file, []).append(occurrence)
+            if variant.occurrences is None:     # an unchanged variant keeps its own
+                variant.occurrences = [o for spec_file in variant.files for o in _occurrences(spec_file, variant)]
+            for occurrence in variant.occurrences:
+                if occurrence.key not in seen:
+                    seen.add(occurrence.key)
+                    self.by_file.setdefault(occurrence.file, []).append(occurrence)
         for spec_file, _ in analysis.loose.values():
             for decl in spec_file.decls:
                 if decl.name_loc is not None and not isinstance(decl, ast.RemoveDecl):

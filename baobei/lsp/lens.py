@@ -1,9 +1,11 @@
 """Code lens on rules: how many of the project's scenario steps each rule decided. The
-scenarios run in a background thread (the server keeps answering), each (scenario file,
-variant) once per content of the rules and of the file."""
+scenarios run in the background (the server keeps answering), each (scenario file, variant)
+once per content of the rules and of the file."""
 from __future__ import annotations
 
+import multiprocessing
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -13,7 +15,7 @@ from typing import Callable
 from baobei.dsl.errors import BaobeiError
 from baobei.interpreter.scenario import load_scenario, run_scenario
 
-from .project import Analysis
+from .project import Project
 from .yamlfiles import YAML_SUFFIXES, rules_of
 
 SKIPPED_FOLDERS = {"node_modules", "site-packages", "__pycache__"}
@@ -56,26 +58,40 @@ def scenario_files(folder: Path) -> list[Path]:
 
 
 class ScenarioRuns:
-    """Keeps the latest tally of the project's scenario runs, computed in the background."""
+    """The latest tally of the project's scenario runs. The runs are made by a process of its own
+    (the server's answers do not wait for the interpreter), asked by a thread of the server
+    once the editor's texts have stopped changing for a moment."""
 
     DELAY = 0.4     # seconds without a new request before running: typing goes on first
 
-    def __init__(self, folder: Path, done: Callable[[], None]):
-        self.folder = folder
+    def __init__(self, config_path: Path, done: Callable[[], None]):
+        self.config_path = config_path
         self.done = done
         self.tally: Tally | None = None
-        self._cache: dict[tuple, Run] = {}
-        self._scenarios: dict[str, tuple] = {}
-        self._wanted: tuple[Analysis, dict[str, str]] | None = None
+        self._wanted: dict[str, str] | None = None
         self._asked_at = 0.0
         self._ready = threading.Condition()
+        self._talking = threading.Lock()        # one question to the runner at a time
+        self._runner = None
         threading.Thread(target=self._work, name="baobei-scenarios", daemon=True).start()
 
-    def request(self, analysis: Analysis, texts: dict[str, str]) -> None:
+    def request(self, texts: dict[str, str]) -> None:
         with self._ready:
-            self._wanted = (analysis, dict(texts))
+            self._wanted = dict(texts)
             self._asked_at = time.monotonic()
             self._ready.notify()
+
+    def run(self, texts: dict[str, str], paths: list[Path] | None = None) -> Tally:
+        """Run the scenario files (all, or these) on the texts, in the runner, and wait."""
+        with self._talking:
+            if self._runner is None:
+                context = multiprocessing.get_context("spawn")
+                mine, theirs = context.Pipe()
+                context.Process(target=_serve, args=(theirs, self.config_path), daemon=True,
+                                name="baobei-scenario-runner").start()
+                self._runner = mine
+            self._runner.send((texts, paths))
+            return self._runner.recv()
 
     def _work(self) -> None:
         while True:
@@ -84,16 +100,38 @@ class ScenarioRuns:
                     self._ready.wait()
                 while (left := self.DELAY - (time.monotonic() - self._asked_at)) > 0:
                     self._ready.wait(left)
-                analysis, texts = self._wanted
-                self._wanted = None
-            self.tally = self.run_all(analysis, texts)
+                texts, self._wanted = self._wanted, None
+            self.tally = self.run(texts)
             self.done()
 
-    def run_all(self, analysis: Analysis, texts: dict[str, str], paths: list[Path] | None = None) -> Tally:
-        """Every scenario file (or those given) under each of its variants; a run whose rules
-        and file have not changed is not run again."""
+
+def _serve(connection, config_path: Path) -> None:
+    """The runner process: answers each (texts, paths) with the tally of their runs."""
+    os.dup2(2, 1)       # stdout is the server's channel to the editor: never write there
+    sys.stdout = sys.stderr
+    runner = ScenarioRunner(config_path)
+    while True:
+        try:
+            texts, paths = connection.recv()
+        except EOFError:        # the server is gone
+            return
+        connection.send(runner.run_all(texts, paths))
+
+
+class ScenarioRunner:
+    """Runs scenario files on the editor's texts; a run whose rules and file have not changed
+    is not run again."""
+
+    def __init__(self, config_path: Path):
+        self.project = Project(config_path)
+        self._cache: dict[tuple, Run] = {}
+        self._scenarios: dict[str, tuple] = {}
+
+    def run_all(self, texts: dict[str, str], paths: list[Path] | None = None) -> Tally:
+        """Every scenario file of the project (or those given) under each of its variants."""
+        analysis = self.project.analyse(texts)
         tally, kept, read = Tally(), {}, {}
-        for path in scenario_files(self.folder) if paths is None else paths:
+        for path in scenario_files(self.project.folder) if paths is None else paths:
             scenario, state = self._scenario(path)
             if scenario is None:
                 continue

@@ -33,6 +33,7 @@ class VariantAnalysis:
     errors: list[BaobeiError]
     key: tuple = ()                # what it was read from
     rules: object | None = field(default=None, repr=False)    # ready to play, once asked for (yamlfiles.rules_of)
+    occurrences: list | None = field(default=None, repr=False)  # its names, once indexed (index.Index)
 
 
 @dataclass

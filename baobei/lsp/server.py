@@ -50,6 +50,8 @@ class BaobeiServer(LanguageServer):
         self.runs: dict[str, ScenarioRuns] = {}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.disk: dict[str, tuple] = {}       # texts of files not open, by their state on disk
+        self.dirty: set[Project] = set()        # changed since they were last read
+        self.flush_pending = False
 
     # -- the editor's texts -------------------------------------------------------------------
     def texts(self) -> dict[str, str]:
@@ -80,12 +82,22 @@ class BaobeiServer(LanguageServer):
         return self.projects[key]
 
     def refresh(self, path: str) -> None:
-        """Read the project of a file again and publish every file's diagnostics."""
+        """Read the project of a file again, soon (changes that arrive together are read once),
+        and publish every file's diagnostics."""
         project = self.project_for(path)
         if project is None:
             self.publish_alone(path)
-        else:
-            self.refresh_project(project)
+            return
+        self.dirty.add(project)
+        if not self.flush_pending:
+            self.flush_pending = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Read again the projects that changed (before any answer that reads them)."""
+        self.flush_pending = False
+        while self.dirty:
+            self.refresh_project(self.dirty.pop())
 
     def refresh_project(self, project: Project) -> None:
         texts = self.texts()
@@ -101,7 +113,7 @@ class BaobeiServer(LanguageServer):
         for file, items in found.items():
             self.publish(file, items)
         self.published[key] = set(found)
-        self.scenario_runs(project).request(analysis, texts)
+        self.scenario_runs(project).request(texts)
 
     def publish_alone(self, path: str) -> None:
         """A .bao file outside any project: its syntax only."""
@@ -130,7 +142,8 @@ class BaobeiServer(LanguageServer):
             return path, None
         key = str(project.config_path)
         if key not in self.indexes:
-            self.refresh(path)
+            self.dirty.add(project)
+        self.flush()
         return path, self.indexes.get(key)
 
     def occurrence(self, uri: str, position: types.Position) -> tuple[Index | None, Occurrence | None]:
@@ -148,7 +161,7 @@ class BaobeiServer(LanguageServer):
     def scenario_runs(self, project: Project) -> ScenarioRuns:
         key = str(project.config_path)
         if key not in self.runs:
-            self.runs[key] = ScenarioRuns(project.folder, self.lenses_changed)
+            self.runs[key] = ScenarioRuns(project.config_path, self.lenses_changed)
         return self.runs[key]
 
     def lenses_changed(self) -> None:
@@ -285,7 +298,7 @@ def code_lens(ls: BaobeiServer, params: types.CodeLensParams) -> list[types.Code
                  if (decl := declared(v, found.target)) is not None and decl.loc == found.decl.loc]
         lenses.append(types.CodeLens(range=text.range(found.start, found.end), command=types.Command(
             title=_lens_title(tally, found.target.name, using), command=RUN_SCENARIOS,
-            arguments=[found.target.name])))
+            arguments=[found.target.name, using])))
     return lenses
 
 
@@ -304,16 +317,16 @@ def _lens_title(tally, rule: str, variants: list[str]) -> str:
 
 @server.thread()
 @server.command(RUN_SCENARIOS)
-def run_scenarios(ls: BaobeiServer, rule: str) -> dict:
-    """Run again the scenario files whose steps the rule decided; say how they went."""
+def run_scenarios(ls: BaobeiServer, rule: str, variants: list[str]) -> dict:
+    """Run again the scenario files whose steps the rule decided under these variants (those
+    that use the declaration the lens is on); say how they went."""
     outcome = {"rule": rule, "runs": 0, "passed": 0, "failed": []}
-    for key, runs in ls.runs.items():
-        project, tally = ls.projects[key], runs.tally
-        if tally is None or project.last is None:
+    for runs in ls.runs.values():
+        if runs.tally is None:
             continue
-        deciding = tally.deciding(rule)
+        deciding = [run for run in runs.tally.deciding(rule) if run.variant in variants]
         paths = sorted({Path(run.path) for run in deciding})
-        for run in runs.run_all(project.last, ls.texts(), paths).runs:
+        for run in runs.run(ls.texts(), paths).runs:
             if any(run.path == d.path and run.variant == d.variant for d in deciding):
                 outcome["runs"] += 1
                 outcome["passed"] += run.passed
