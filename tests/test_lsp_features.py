@@ -19,7 +19,7 @@ from baobei.dsl.parser import parse_text
 from baobei.interpreter.rules import load_rules
 from baobei.interpreter.scenario import load_scenario, run_scenario, scenario_files
 
-from lsp_helpers import SERVER, WAIT, diagnostics, open_file, position, project_copy, start, uri
+from lsp_helpers import SERVER, WAIT, change_file, diagnostics, open_file, position, project_copy, start, uri
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 RULE = "pluck.double.own_draw"      # declared by both editions, differently
@@ -229,3 +229,38 @@ async def test_formatting_gives_the_canonical_layout_with_the_comments(client: L
     await diagnostics(client, broken)
     assert not await client.text_document_formatting_async(types.DocumentFormattingParams(
         text_document=types.TextDocumentIdentifier(uri=broken), options=options))
+
+
+# ---- a damaged file ------------------------------------------------------------------------------
+
+async def test_hover_on_a_replaced_rule_shows_the_version_it_replaces(client: LanguageClient, rules):
+    address, text = await _opened(client, rules / "spec" / "de.bao")
+    name = "power.trigger.first_removed"
+    hover = await client.text_document_hover_async(types.HoverParams(
+        **_at(address, position(text, f"replace rule {name}", offset=15))))
+    shown = hover.contents.value
+    assert shown.startswith(f"**rule** `{name}` · layer de") and "**in fr**: rule · layer core" in shown
+    for edition in ("de.bao", "core/powers.bao"):
+        for source in _decl(rules / "spec" / edition, name).sources:
+            assert source.text in shown
+
+
+async def test_the_rest_of_a_damaged_file_is_still_understood(client: LanguageClient, rules):
+    path = rules / "spec" / "de.bao"
+    address, text = await _opened(client, path)
+    damaged = text.replace("allow pluck when count(targets) == 2 and reference.how == drawn",
+                           "allow pluck when count(targets) == == 2 and reference.how == drawn", 1)
+    change_file(client, address, damaged, 2)
+    (found,) = await diagnostics(client, address)
+    assert found.code == "E100"
+    name = "power.trigger.first_removed"
+    found = await client.text_document_definition_async(types.DefinitionParams(
+        **_at(address, position(damaged, f"replace rule {name}", offset=15))))
+    assert [l.uri for l in found] == [uri(rules / "spec" / "core" / "powers.bao")]
+    hover = await client.text_document_hover_async(types.HoverParams(**_at(address, position(damaged, "not pluck_double", offset=5))))
+    assert hover.contents.value.startswith("`pluck_double : bool`")
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        text_document=types.TextDocumentIdentifier(uri=address)))
+    assert [s.name for s in symbols] == [d.name for d in parse_text(text, str(path)).decls][1:]
+    change_file(client, address, text, 3)
+    assert await diagnostics(client, address) == []

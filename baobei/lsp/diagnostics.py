@@ -22,7 +22,7 @@ def problems(project: Project, analysis: Analysis, texts: dict[str, str]) -> dic
     found: dict[str, list[Problem]] = {}
     config_path = str(project.config_path)
     if analysis.config_error is not None:
-        _add(found, analysis.config_error, config_path, Problem(analysis.config_error))
+        _add(found, config_path, Problem(analysis.config_error))
     merged: dict[tuple, tuple[BaobeiError, str, list[str]]] = {}
     for variant in analysis.variants:
         for error in variant.errors:
@@ -33,11 +33,11 @@ def problems(project: Project, analysis: Analysis, texts: dict[str, str]) -> dic
     for error, path, names in merged.values():
         readers = [v.variant.name for v in analysis.variants_with(path)] or [v.variant.name for v in analysis.variants]
         note = f"(variant {', '.join(names)})" if set(readers) - set(names) else ""
-        _add(found, error, path, Problem(error, note))
+        _add(found, path, Problem(error, note))
     for path, (_, errors) in analysis.loose.items():
         for error in errors:
-            _add(found, error, path, Problem(error))
-        found.setdefault(path, []).append(Problem(BaobeiError(
+            _add(found, path, Problem(error))
+        _add(found, path, Problem(BaobeiError(
             f"this file is in no layer of {Path(config_path).name}: only its syntax is checked"), information=True))
     for path, text in texts.items():
         kind = kind_of(path, analysis.config)
@@ -51,7 +51,7 @@ def problems(project: Project, analysis: Analysis, texts: dict[str, str]) -> dic
         for error in errors:
             if (error.message, error.loc) not in seen:
                 seen.add((error.message, error.loc))
-                _add(found, error, path, Problem(error))
+                _add(found, path, Problem(error))
     return found
 
 
@@ -62,5 +62,5 @@ def _file_of(error: BaobeiError, config_path: str) -> str:
     return config_path
 
 
-def _add(found: dict, error: BaobeiError, path: str, problem: Problem) -> None:
+def _add(found: dict, path: str, problem: Problem) -> None:
     found.setdefault(path, []).append(problem)

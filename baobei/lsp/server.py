@@ -113,7 +113,8 @@ class BaobeiServer(LanguageServer):
         for file, items in found.items():
             self.publish(file, items)
         self.published[key] = set(found)
-        self.scenario_runs(project).request(texts)
+        if key in self.runs:        # the editor shows lenses: count again on these texts
+            self.runs[key].request(texts)
 
     def publish_alone(self, path: str) -> None:
         """A .bao file outside any project: its syntax only."""
@@ -159,9 +160,11 @@ class BaobeiServer(LanguageServer):
 
     # -- scenario runs for the code lens ---------------------------------------------------------
     def scenario_runs(self, project: Project) -> ScenarioRuns:
+        """The project's scenario runs, started when the editor first asks for lenses."""
         key = str(project.config_path)
         if key not in self.runs:
             self.runs[key] = ScenarioRuns(project.config_path, self.lenses_changed)
+            self.runs[key].request(self.texts())
         return self.runs[key]
 
     def lenses_changed(self) -> None:
@@ -206,6 +209,15 @@ def did_close(ls: BaobeiServer, params: types.DidCloseTextDocumentParams) -> Non
         ls.publish(path, [])
     else:
         ls.refresh(path)       # the file on disk stands for it again
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def watched_files_changed(ls: BaobeiServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """Files changed on disk (a checkout, a rulebook): the projects they are in are read again."""
+    for change in params.changes:
+        path = to_fs_path(change.uri)
+        if path:
+            ls.refresh(resolved(path))
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
