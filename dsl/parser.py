@@ -352,9 +352,6 @@ class _Builder(Transformer):
         return replace, sources, rest
 
     # -- top level -------------------------------------------------------------
-    def start(self, meta, children):
-        return children
-
     def layer_decl(self, meta, children):
         return self.declared(ast.LayerDecl, meta, children[0], [], False)
 

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from baobei.dsl.edition import load_edition
 from baobei.dsl.errors import BaobeiError
+from baobei.interpreter.program import Program
+from baobei.interpreter.rules import Rules
 from baobei.interpreter.scenario import load_scenario, run_scenario
 
-from .project import Project
-from .yamlfiles import YAML_SUFFIXES, rules_of
+from .project import Analysis, Project, VariantAnalysis, resolved
+from .yamlfiles import YAML_SUFFIXES
 
 SKIPPED_FOLDERS = {"node_modules", "site-packages", "__pycache__"}
 
@@ -170,3 +173,17 @@ def _run(scenario, rules, path: str, variant: str) -> Run:
     except BaobeiError as error:
         return Run(path, variant, False, error.message, {})
     return Run(path, variant, result.passed, result.message, result.step_rules)
+
+
+def rules_of(variant: VariantAnalysis, analysis: Analysis, texts: dict[str, str]) -> Rules | None:
+    """The rules of a variant read without error, ready to play (built once per analysis)."""
+    if variant.errors or analysis.config is None:
+        return None
+    if variant.rules is None:
+        edition_path = analysis.config.edition_path()
+        try:
+            edition = load_edition(edition_path, variant.spec, texts.get(resolved(edition_path)))
+        except BaobeiError:
+            return None
+        variant.rules = Rules(variant.variant.name, variant.spec, Program(variant.spec), edition)
+    return variant.rules

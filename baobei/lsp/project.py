@@ -32,7 +32,7 @@ class VariantAnalysis:
     files: list[ast.SpecFile]      # as read: every declaration, the replaced ones too
     errors: list[BaobeiError]
     key: tuple = ()                # what it was read from
-    rules: object | None = field(default=None, repr=False)    # ready to play, once asked for (yamlfiles.rules_of)
+    rules: object | None = field(default=None, repr=False)    # ready to play, once asked for (lens.rules_of)
     occurrences: list | None = field(default=None, repr=False)  # its names, once indexed (index.Index)
 
 
@@ -73,8 +73,10 @@ class Project:
         """Every variant read on the editor's texts; an unchanged variant is not read again."""
         try:
             config = self.config(texts)
-        except BaobeiError as error:
-            self.last = Analysis(None, error, loose=_loose(texts, self.folder, set()))
+        except BaobeiError as error:     # while baobei.yaml is being edited, the rules read last stay
+            previous = self.last or Analysis(None, None)
+            self.last = Analysis(previous.config, error, previous.variants,
+                                 _loose(texts, self.folder, previous.spec_files()))
             return self.last
         analysis = Analysis(config, None)
         for variant in variants(config):

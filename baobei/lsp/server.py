@@ -106,7 +106,7 @@ class BaobeiServer(LanguageServer):
         self.indexes[key] = Index(analysis)
         found = problems(project, analysis, texts)
         for path in texts:      # an open file of the project without problems is told so
-            if path.endswith((SPEC_SUFFIX, *YAML_SUFFIXES)) and Path(path).is_relative_to(project.folder):
+            if path.endswith((SPEC_SUFFIX, *YAML_SUFFIXES)) and self.project_for(path) is project:
                 found.setdefault(path, [])
         for shown in self.published.get(key, set()) - set(found):
             self.publish(shown, [])

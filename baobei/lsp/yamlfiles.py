@@ -3,7 +3,6 @@ files (against each variant's cards) and the scenario files (their structure, th
 their cards, their moves)."""
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,8 +11,6 @@ from baobei.dsl.errors import BaobeiError, MoveError, ScenarioError
 from baobei.dsl.loader import CONFIG_NAME, Config
 from baobei.dsl.model import Spec
 from baobei.interpreter.moves import parse_move
-from baobei.interpreter.program import Program
-from baobei.interpreter.rules import Rules
 from baobei.interpreter.scenario import Scenario, _validate_cards, load_scenario_text
 
 from .project import Analysis, VariantAnalysis, resolved
@@ -98,21 +95,3 @@ def _move_errors(scenario: Scenario) -> list[BaobeiError]:
         except MoveError as error:
             found.append(MoveError(error.message, scenario.doc.span("steps", step.index - 1, step.actor)))
     return found
-
-
-_RULES_LOCK = threading.Lock()
-
-
-def rules_of(variant: VariantAnalysis, analysis: Analysis, texts: dict[str, str]) -> Rules | None:
-    """The rules of a variant read without error, ready to play (built once per analysis)."""
-    if variant.errors or analysis.config is None:
-        return None
-    with _RULES_LOCK:
-        if variant.rules is None:
-            edition_path = analysis.config.edition_path()
-            try:
-                edition = load_edition(edition_path, variant.spec, texts.get(resolved(edition_path)))
-            except BaobeiError:
-                return None
-            variant.rules = Rules(variant.variant.name, variant.spec, Program(variant.spec), edition)
-        return variant.rules
