@@ -39,7 +39,7 @@ async def end_to_end(changes: int, pause: float, lenses: bool) -> list[float]:
     def refresh(params) -> None:
         return None
 
-    await client.start_io(sys.executable, "-m", "baobei.cli", "lsp")
+    await client.start_io(sys.executable, "-P", "-m", "baobei.cli", "lsp")
     await client.initialize_async(types.InitializeParams(capabilities=types.ClientCapabilities(),
                                                          root_uri=from_fs_path(str(ROOT))))
     client.initialized(types.InitializedParams())

@@ -13,7 +13,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from conftest import ROOT
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "baobei.cli", "lsp"])
+# -P: the installed package, not the source folder of the working directory (which lacks baobei.dsl)
+SERVER = ClientServerConfig(server_command=[sys.executable, "-P", "-m", "baobei.cli", "lsp"])
 WAIT = 30.0     # seconds a test waits for the server at most (it answers in far less)
 
 
