@@ -488,7 +488,6 @@ class _Builder(Transformer):
     # -- procedures -------------------------------------------------------------
     def procedure_decl(self, meta, children):
         replace, sources, rest = self._split(children)
-        name = str(rest[0])
         params: list[ast.Param] = []
         body = rest[1:]
         if body and isinstance(body[0], list) and all(isinstance(p, ast.Param) for p in body[0]):
