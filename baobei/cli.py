@@ -265,6 +265,19 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_lsp(args) -> int:
+    try:
+        from baobei.lsp.server import serve
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        print(f"baobei lsp needs the language server packages ({error.name} is missing): "
+              "pip install 'baobei[lsp]'", file=sys.stderr)
+        return 2
+    serve()
+    return 0
+
+
 # What each command's exit status says, so that a rules author's CI can stop on it.
 EXIT_CODES = {
     "scenario": "0 every scenario passed, 1 one failed, 2 bad input",
@@ -359,6 +372,10 @@ def build_parser() -> argparse.ArgumentParser:
     _solver_options(dif)
     _common(dif)
     dif.set_defaults(run=cmd_diff)
+
+    lsp = verbs.add_parser("lsp", help="a language server for editors (stdio): diagnostics, hover, "
+                                       "definitions, completion, formatting")
+    lsp.set_defaults(run=cmd_lsp)
     return parser
 
 
