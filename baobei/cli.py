@@ -76,12 +76,14 @@ def cmd_simulate(args) -> int:
     rules = load_rules(config, args.variant)
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     agents = _agent_names(args.agents)
+    workers = _workers(args)
     if not args.json:
         print(f"seed {seed}")
     record = open(args.record, "w", encoding="utf-8") if args.record else None
     try:
         stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
-                         progress=not args.json and sys.stderr.isatty() or args.progress, record=record)
+                         progress=not args.json and sys.stderr.isatty() or args.progress, record=record,
+                         workers=workers, ray=args.ray)
     finally:
         if record is not None:
             record.close()
@@ -89,7 +91,24 @@ def cmd_simulate(args) -> int:
         print(json.dumps({**stats.as_json(), "rules": config.as_json()}, sort_keys=True))
     else:
         print("\n".join(stats.lines()))
+        print(f"played {_where(workers, args.ray)}")
     return 0
+
+
+def _workers(args) -> int:
+    """--workers N (default: every core); --ray needs Ray installed. Checked before any work."""
+    from baobei.interpreter.workers import cores, ray_module
+    if args.ray:
+        ray_module()
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"--workers {args.workers}: at least 1")
+    return args.workers or cores()
+
+
+def _where(workers: int, ray: str | None) -> str:
+    if ray:
+        return f"on the Ray cluster {ray}"
+    return "in this process" if workers == 1 else f"on {workers} worker processes"
 
 
 def _variants(config, requested: str | None) -> list[str]:
@@ -284,6 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     sim.add_argument("--record", metavar="FILE", help="write each game as one JSON line (see replay)")
+    _parallel(sim)
     _common(sim)
     sim.set_defaults(run=cmd_simulate)
 
@@ -336,6 +356,15 @@ def build_parser() -> argparse.ArgumentParser:
     _common(dif)
     dif.set_defaults(run=cmd_diff)
     return parser
+
+
+def _parallel(parser) -> None:
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="processes playing games side by side (default: every core); the figures are the "
+                             "same for any N")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play on the Ray cluster at ADDRESS instead ('auto': the cluster Ray finds, or one "
+                             "started on this machine); needs pip install 'baobei[cluster]'")
 
 
 def _solver_options(parser) -> None:
