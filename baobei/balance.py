@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from baobei.dsl.errors import ConfigError, Loc
+from baobei.dsl.loader import Config
 from baobei.interpreter.metrics import GameMetrics, play_measured
 from baobei.interpreter.progress import Progress
 from baobei.interpreter.rules import Rules, RulesSource
@@ -118,6 +119,21 @@ class SideSums:
 
 
 # ---- the study: its sides, its batches ------------------------------------------------------------
+
+def base_variant(config: Config, variant: str) -> tuple[Config, str]:
+    """The variant a house variant builds on: its layers without the last (house: core, de, house
+    -> de). The config gets that variant when it has no name for those layers."""
+    layers = config.layers_of(variant)
+    if len(layers) < 3:
+        raise ConfigError(f"variant {variant} ({', '.join(layers)}) has no base to compare it with: name two "
+                          f"variants, e.g. baobei balance fr de")
+    base = layers[:-1]
+    name = base[-1]
+    if config.layers_of(name) != base:
+        name = "+".join(base)
+        config = replace(config, variants={**config.variants, name: base})
+    return config, name
+
 
 @dataclass(frozen=True)
 class Side:
@@ -292,14 +308,13 @@ class Metric:
     unit: str = ""
 
 
-def _quantity(key: str, label: str, sums_name: str, subject: str, unit: str, more: str, less: str):
-    """Mean, spread and distribution of one histogram."""
-    noun = label.split(" (")[0]
+def _quantity(key: str, label: str, sums_name: str, noun: str, subject: str, unit: str, more: str, less: str):
+    """Mean, spread and distribution of one histogram; `noun` names its observations."""
     return [(Metric(f"{key}.mean", f"{label}: mean", "mean", subject, more, less, unit),
              lambda s: getattr(s, sums_name).mean()),
-            (Metric(f"{key}.spread", f"{label}: standard deviation", "spread", f"the spread of {noun}s is",
+            (Metric(f"{key}.spread", f"{label}: standard deviation", "spread", f"the spread of {noun} is",
                     "wider", "narrower", unit), lambda s: getattr(s, sums_name).spread()),
-            (Metric(f"{key}.distribution", f"{label}: distribution", "distribution", f"the {noun}s are distributed"),
+            (Metric(f"{key}.distribution", f"{label}: distribution", "distribution", f"{noun} are distributed"),
              lambda s: getattr(s, sums_name))]
 
 
@@ -315,8 +330,8 @@ def metrics(a: SideSums, b: SideSums) -> list[tuple[Metric, object]]:
                       lambda s, seat=seat: s.over_all_games(s.seat_wins.get(seat)).estimate()))
     found.append((Metric("tiebreak_rate", "games with a tie-break round", "share", "a game needs a tie-break round",
                          "more often", "less often"), lambda s: s.tiebreak.estimate()))
-    found += _quantity("round_length", "round length (turns)", "round_turns", "a round lasts", "turns",
-                       "longer", "shorter")
+    found += _quantity("round_length", "round length (turns)", "round_turns", "round lengths", "a round lasts",
+                       "turns", "longer", "shorter")
     found += [(Metric("bao.call_rate", "BAO called, per round", "share", "a BAO is called", "more often", "less often"),
                lambda s: s.bao_calls.estimate()),
               (Metric("bao.success_rate", "BAO success rate", "share", "a BAO succeeds", "more often", "less often"),
@@ -324,22 +339,22 @@ def metrics(a: SideSums, b: SideSums) -> list[tuple[Metric, object]]:
               (Metric("second_recycle_rate", "rounds ended by the second recycle", "share",
                       "a round ends by the second recycle", "more often", "less often"),
                lambda s: s.second_recycle.estimate())]
-    found += _quantity("round_score", "round score (points)", "round_scores", "a player scores, per round,",
-                       "points", "more", "less")
-    found += _quantity("final_total", "final total (points)", "final_totals", "a player ends the game with",
-                       "points", "more", "fewer")
-    found += _quantity("cards_at_round_end", "cards at round end", "cards_at_end", "a player ends a round with",
-                       "cards", "more", "fewer")
+    found += _quantity("round_score", "round score (points)", "round_scores", "round scores",
+                       "a player scores, per round,", "points", "more", "less")
+    found += _quantity("final_total", "final total (points)", "final_totals", "final totals",
+                       "a player ends the game with", "points", "more", "fewer")
+    found += _quantity("cards_at_round_end", "cards at round end", "cards_at_end", "the cards left at a round's end",
+                       "a player ends a round with", "cards", "more", "fewer")
     for kind in sorted(set(a.pluck_tries) | set(b.pluck_tries)):
         found.append((Metric(f"pluck.{kind.replace(' ', '_')}.tried", f"{kind} plucks tried, per round", "mean",
-                             f"{kind} plucks are tried", "more", "less", "times per round"),
+                             f"{kind} plucks are tried", "more times per round", "fewer times per round"),
                       lambda s, kind=kind: s.per_round(s.pluck_tries.get(kind)).estimate()))
         found.append((Metric(f"pluck.{kind.replace(' ', '_')}.success_rate", f"{kind} pluck success rate", "share",
                              f"a {kind} pluck succeeds", "more often", "less often"),
                       lambda s, kind=kind: s.over_all_games(s.pluck_success.get(kind)).estimate()))
     for card in sorted(set(a.powers) | set(b.powers)):
         found.append((Metric(f"power.{card}", f"power of {card} fired, per round", "mean",
-                             f"the power of {card} fires", "more", "less", "times per round"),
+                             f"the power of {card} fires", "more times per round", "fewer times per round"),
                       lambda s, card=card: s.per_round(s.powers.get(card)).estimate()))
     return found
 
@@ -409,8 +424,7 @@ def negligible(row: Row, margin: float, level: float) -> bool:
     confidence interval at 1 - 2 level lies inside +-margin)."""
     comparison = row.comparison
     if isinstance(comparison, DistributionTest):
-        nu = comparison.df2 + comparison.df1 - 1
-        t = t_quantile(2 * level, nu)
+        t = t_quantile(2 * level, comparison.df2 + comparison.df1 - 1)   # the games' degrees of freedom
         return all(abs(sb - sa) + t * se < margin / 100
                    for sa, sb, se in zip(comparison.shares_a, comparison.shares_b, comparison.se_differences))
     if row.metric.kind == "share":
@@ -450,6 +464,12 @@ def p_text(p: float | None) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def interval(estimate, kind: str) -> tuple[float, float]:
+    """The 95% interval of an estimate; a rate's stays between 0 and 1."""
+    low, high = estimate.interval()
+    return (max(low, 0.0), min(high, 1.0)) if kind == "share" else (low, high)
+
+
 def cells(row: Row) -> list[str]:
     kind = row.metric.kind
     comparison = row.comparison
@@ -457,13 +477,13 @@ def cells(row: Row) -> list[str]:
         sides = [f"{h.observations} obs." if h is not None and h.observations else "—" for h in (row.a, row.b)]
         if comparison is None:
             return sides + ["—"]
-        return sides + [f"F = {comparison.statistic / max(comparison.df1, 1):.2f} ({comparison.df1} bins - 1)"]
+        return sides + [f"F = {comparison.f:.2f}, {len(comparison.bins)} bins"]
     sides = []
     for estimate in (row.a, row.b):
         if estimate is None:
             sides.append("—")
             continue
-        low, high = estimate.interval()
+        low, high = interval(estimate, kind)
         if kind == "share":
             sides.append(f"{number(estimate.value, kind)} [{low * 100:.1f}, {high * 100:.1f}]")
         else:
@@ -538,20 +558,31 @@ def as_json(findings: Findings) -> dict:
                 entry[name] = {"observations": histogram.observations, "games": histogram.games}
             if comparison is not None:
                 entry.update(bins=comparison.bins, shares_a=comparison.shares_a, shares_b=comparison.shares_b,
-                             statistic=comparison.statistic, df=[comparison.df1, comparison.df2])
+                             wald=comparison.statistic, f=comparison.f, df=[comparison.df1, comparison.df2])
         else:
             for name, estimate in (("a", row.a), ("b", row.b)):
                 entry[name] = None if estimate is None else {"value": estimate.value, "se": estimate.se,
-                                                             "ci95": list(estimate.interval())}
+                                                             "ci95": list(interval(estimate, row.metric.kind))}
             if comparison is not None:
                 entry["difference"] = {"value": comparison.difference, "se": comparison.se, "df": comparison.df,
                                        "ci95": list(comparison.interval())}
         if row.verdict == "significant":
             entry["sentence"] = sentence(row, study.a.label, study.b.label)
         rows.append(entry)
-    return {"a": study.a.label, "b": study.b.label, "games": study.games, "played": findings.played,
+    return _finite({"a": study.a.label, "b": study.b.label, "games": study.games, "played": findings.played,
             "finished": findings.finished, "stopped_early": findings.stopped_early, "players": study.players,
             "agents": list(study.agents), "seed": study.seed, "alpha": study.alpha, "level": findings.level,
             "looks": study.looks(), "margin": study.margin, "metrics": rows,
-            "seconds": round(findings.seconds, 2)}
+            "seconds": round(findings.seconds, 2)})
+
+
+def _finite(value):
+    """JSON has no infinity: an infinite statistic (no spread at all on either side) is null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 

@@ -300,7 +300,8 @@ class DistributionTest:
     shares_a: list
     shares_b: list
     se_differences: list       # the standard error of each bin's share difference
-    statistic: float
+    statistic: float           # the Wald statistic
+    f: float                   # ... as an F statistic with (df1, df2) degrees of freedom
     df1: int
     df2: int
     p: float
@@ -320,10 +321,10 @@ def compare_distributions(a: HistogramSums, b: HistogramSums) -> DistributionTes
     nu = min(a.games, b.games) - 1
     if rank == 0:
         p = 1.0 if not math.isinf(statistic) else 0.0
-        return DistributionTest(bins, shares_a, shares_b, se, statistic, 0, nu, p)
+        return DistributionTest(bins, shares_a, shares_b, se, statistic, statistic, 0, nu, p)
     df2 = max(nu - rank + 1, 1)
     f = statistic * df2 / (nu * rank) if not math.isinf(statistic) else math.inf
-    return DistributionTest(bins, shares_a, shares_b, se, statistic, rank, df2, f_upper_p(f, rank, df2))
+    return DistributionTest(bins, shares_a, shares_b, se, statistic, f, rank, df2, f_upper_p(f, rank, df2))
 
 
 def quadratic_form(matrix: list[list[float]], vector: list[float]) -> tuple[float, int]:
