@@ -58,19 +58,25 @@ def in_order(function: Callable, jobs: list, *, workers: int = 1, ray: str | Non
         yield from _in_pool(function, jobs, workers)
 
 
-def _ignore_interrupts() -> None:
-    # Ctrl-C reaches the whole process group: the driving process handles it and ends the pool
+def _worker_signals() -> None:
+    # Ctrl-C reaches the whole process group: the driving process handles it and ends the pool,
+    # by SIGTERM, which ends a worker plainly (whatever handler the driving process had installed)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _in_pool(function: Callable, jobs: list, workers: int) -> Iterator:
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    pool = multiprocessing.get_context(method).Pool(min(workers, len(jobs)), initializer=_ignore_interrupts)
+    pool = multiprocessing.get_context(method).Pool(min(workers, len(jobs)), initializer=_worker_signals)
+    finished = False
     try:
         yield from enumerate(pool.imap(function, jobs, chunksize=1))
-        pool.close()
+        finished = True
     finally:  # an error, an interrupt or a caller that stops early leaves no worker behind
-        pool.terminate()
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
         pool.join()
 
 
