@@ -345,7 +345,8 @@ def cmd_report(args) -> int:
     from baobei.checker.symbolic import Bounds
     path = build(config, variants, Path(args.out), args.format, args.games, args.players, seed,
                  _agent_names(args.agents),
-                 progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots))
+                 progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots),
+                 balance_games=args.balance_games)
     print(f"report written to {path}")
     return 0
 
@@ -421,6 +422,9 @@ def build_parser() -> argparse.ArgumentParser:
     rpt.add_argument("--format", choices=("md", "html"), default="html")
     rpt.add_argument("--out", default="report", metavar="DIR", help="where to write it (default: ./report)")
     rpt.add_argument("--games", type=int, default=300, help="simulated games per edition (default 300)")
+    rpt.add_argument("--balance-games", type=int, metavar="G",
+                     help="games per variant of the balance study of the first two variants (default: --games; "
+                          "0: none)")
     rpt.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N")
     rpt.add_argument("--agents", default="memory", metavar="A,B,...", help="agents per seat (default: memory)")
     rpt.add_argument("--seed", type=int, metavar="S")
