@@ -235,9 +235,10 @@ def run_study(study: Study, *, workers: int = 1, ray: str | None = None, checkpo
     shown.start_at(2 * state.played)
     saved = time.perf_counter()
     run = 0
+    jobs = study.batches()[state.batches:] if not state.finished else []
+    outcomes = in_order(play_batch, jobs, workers=workers, ray=ray)
     try:
-        jobs = study.batches()[state.batches:] if not state.finished else []
-        for _, (a, b) in in_order(play_batch, jobs, workers=workers, ray=ray):
+        for _, (a, b) in outcomes:
             state.sides[0].merge(a)
             state.sides[1].merge(b)
             state.batches += 1
@@ -255,7 +256,8 @@ def run_study(study: Study, *, workers: int = 1, ray: str | None = None, checkpo
                 break
         else:
             state.finished = True
-    finally:  # an interruption keeps what was played
+    finally:  # no worker outlives the study (one that stops early has batches in flight); what was played is kept
+        outcomes.close()
         shown.close()
         if checkpoint:
             save_checkpoint(checkpoint, study, state)
