@@ -37,7 +37,7 @@ LOOK_FRACTIONS = (1 / 8, 1 / 4, 1 / 2, 1)     # where --until-significant looks,
 
 # ---- what one side measured: sums over its games --------------------------------------------------
 
-HISTOGRAMS = ("round_turns", "round_scores", "final_totals", "cards_at_end")
+HISTOGRAMS = ("round_turns", "round_scores", "bao_scores", "final_totals", "cards_at_end")
 
 
 @dataclass
@@ -56,6 +56,7 @@ class SideSums:
     powers: dict = field(default_factory=dict)                    # card -> (fired, rounds), where fired
     round_turns: HistogramSums = field(default_factory=HistogramSums)
     round_scores: HistogramSums = field(default_factory=HistogramSums)
+    bao_scores: HistogramSums = field(default_factory=HistogramSums)
     final_totals: HistogramSums = field(default_factory=HistogramSums)
     cards_at_end: HistogramSums = field(default_factory=HistogramSums)
 
@@ -343,6 +344,8 @@ def metrics(a: SideSums, b: SideSums) -> list[tuple[Metric, object]]:
                lambda s: s.second_recycle.estimate())]
     found += _quantity("round_score", "round score (points)", "round_scores", "round scores",
                        "a player scores, per round,", "points", "more", "less")
+    found += _quantity("bao_score", "BAO caller's round score (points)", "bao_scores", "the scores of BAO callers",
+                       "a BAO caller scores", "points", "more", "less")
     found += _quantity("final_total", "final total (points)", "final_totals", "final totals",
                        "a player ends the game with", "points", "more", "fewer")
     found += _quantity("cards_at_round_end", "cards at round end", "cards_at_end", "the cards left at a round's end",

@@ -87,11 +87,15 @@ def cmd_simulate(args) -> int:
     workers = _workers(args)
     if not args.json:
         print(f"seed {seed}")
+    from baobei.interpreter.invariants import InvariantBroken
     record = open(args.record, "w", encoding="utf-8") if args.record else None
     try:
         stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
                          progress=not args.json and sys.stderr.isatty() or args.progress, record=record,
                          workers=workers, ray=args.ray)
+    except InvariantBroken as broken:      # a finding of --check, not bad input
+        print(f"FAIL (seed {seed}): {broken.render()}")
+        return 1
     finally:
         if record is not None:
             record.close()
@@ -224,6 +228,7 @@ def cmd_check(args) -> int:
             {"variant": report.variant, "layers": layers, "edition": report.edition, "assumed": report.assumed,
              "bounds": report.bounds, "queries": report.queries, "seconds": round(report.seconds, 2),
              "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
+             "readings": [r.__dict__ for r in report.readings],
              "findings": [f.as_json() for f in report.findings]} for report, layers in results]}, indent=1))
     else:
         for report, layers in results:
@@ -351,11 +356,32 @@ def cmd_report(args) -> int:
     return 0
 
 
+# What each command's exit status says, so that a rules author's CI can stop on it.
+EXIT_CODES = {
+    "scenario": "0 every scenario passed, 1 one failed, 2 bad input",
+    "simulate": "0 the games were played (with --check: every invariant held after every move), "
+                "1 with --check: an invariant broke, 2 bad input",
+    "balance": "0 the study ran, whatever its verdicts (they are in the output and in --json), 2 bad input, "
+               "130 interrupted (with --checkpoint, the same command resumes)",
+    "replay": "0 every recorded game replayed identically, 1 one diverged, 2 bad input",
+    "report": "0 the report was written, 2 bad input",
+    "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
+    "diff": "0 no difference in behaviour, 1 a difference (or a query Z3 could not decide), 2 bad input",
+}
+EXIT_HELP = "exit codes:\n" + "\n".join(f"  {verb:9} {text}" for verb, text in EXIT_CODES.items()) + \
+    "\n  any       3 an internal error (a bug: please report it; BAOBEI_DEBUG=1 shows its traceback)"
+
+
+def _verb(verbs, name: str, help_text: str):
+    return verbs.add_parser(name, help=help_text, epilog=f"exit codes: {EXIT_CODES[name]}")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="baobei", description="Rules-as-code for the card game BAO BEI.")
+    parser = argparse.ArgumentParser(prog="baobei", description="Rules-as-code for the card game BAO BEI.",
+                                     epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     verbs = parser.add_subparsers(dest="verb", metavar="COMMAND")
 
-    scenario = verbs.add_parser("scenario", help="run scenario files under the variants they name")
+    scenario = _verb(verbs, "scenario", "run scenario files under the variants they name")
     scenario.add_argument("paths", nargs="+", metavar="FILE_OR_DIR")
     scenario.add_argument("--variant", action="append", help="run only this variant (repeatable)")
     scenario.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
@@ -364,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(scenario)
     scenario.set_defaults(run=cmd_scenario)
 
-    sim = verbs.add_parser("simulate", help="play seeded games with agents and report figures")
+    sim = _verb(verbs, "simulate", "play seeded games with agents and report figures")
     sim.add_argument("--variant", help="the variant (default: the config's layers)")
     sim.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N", help="2 to 6 (default 4)")
     sim.add_argument("--games", type=int, default=100, metavar="G", help="how many games (default 100)")
@@ -379,11 +405,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(sim)
     sim.set_defaults(run=cmd_simulate)
 
-    bal = verbs.add_parser(
-        "balance", help="what a rule change does to play: figures of two variants with confidence intervals and "
-                        "significance tests",
-        epilog="Exit status: 0 when the study ran, whatever its verdicts (they are in the output and in --json); "
-               "2 on bad input; 130 when interrupted (with --checkpoint, the same command resumes).")
+    bal = _verb(verbs, "balance", "what a rule change does to play: figures of two variants with confidence "
+                                  "intervals and significance tests")
     bal.add_argument("a", nargs="?", help="a variant, e.g. fr (alone: a house variant, compared with its base)")
     bal.add_argument("b", nargs="?", help="another variant, e.g. de")
     bal.add_argument("--old", metavar="DIR", help="the spec folder before a change")
@@ -409,15 +432,15 @@ def build_parser() -> argparse.ArgumentParser:
     _common(bal)
     bal.set_defaults(run=cmd_balance)
 
-    rep = verbs.add_parser("replay", help="replay recorded games; report the first move that changed")
+    rep = _verb(verbs, "replay", "replay recorded games; report the first move that changed")
     rep.add_argument("file", metavar="FILE", help="recorded games (simulate --record)")
     rep.add_argument("--variant", help="the variant to replay under (default: the recorded one)")
     rep.add_argument("--json", action="store_true", help="print one JSON object")
     _common(rep)
     rep.set_defaults(run=cmd_replay)
 
-    rpt = verbs.add_parser("report", help="one document: rules side by side, differences, claims, simulation "
-                                          "figures with plots")
+    rpt = _verb(verbs, "report", "one document: rules side by side, differences, claims, simulation figures "
+                                 "with plots")
     rpt.add_argument("--variant", help="comma-separated variants (default: fr,de)")
     rpt.add_argument("--format", choices=("md", "html"), default="html")
     rpt.add_argument("--out", default="report", metavar="DIR", help="where to write it (default: ./report)")
@@ -436,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     _common(rpt)
     rpt.set_defaults(run=cmd_report)
 
-    chk = verbs.add_parser("check", help="prove the claims; find overlaps, gaps and dead rules (Z3)")
+    chk = _verb(verbs, "check", "prove the claims and invariants; find overlaps, gaps and dead rules (Z3)")
     chk.add_argument("--variant", help="fr, de or all (default: all)")
     chk.add_argument("--json", action="store_true", help="print one JSON object")
     chk.add_argument("--emit", metavar="DIR", help="write a scenario file that plays into each overlap or gap")
@@ -444,8 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(chk)
     chk.set_defaults(run=cmd_check)
 
-    dif = verbs.add_parser("diff", help="every class of situations two variants, or two versions of the "
-                                        "spec, decide differently (Z3)")
+    dif = _verb(verbs, "diff", "every class of situations two variants, or two versions of the spec, decide "
+                               "differently (Z3)")
     dif.add_argument("a", nargs="?", help="a variant, e.g. fr")
     dif.add_argument("b", nargs="?", help="another variant, e.g. de")
     dif.add_argument("--old", metavar="DIR", help="the spec folder before a change")

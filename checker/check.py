@@ -28,6 +28,13 @@ DEFAULT_TIMEOUT_MS = 20_000
 
 
 
+def source_text(source) -> str:
+    """A citation as the spec writes it: `fr "..."`, `assumed "..."`, `reading "..."`."""
+    if isinstance(source, ast.Cite):
+        return f'{source.edition} "{source.text}"'
+    return f'{"reading" if isinstance(source, ast.Reading) else "assumed"} "{source.text}"'
+
+
 @dataclass
 class RuleInfo:
     name: str
@@ -38,7 +45,7 @@ class RuleInfo:
 
     @staticmethod
     def of(rule: ast.Decl) -> "RuleInfo":
-        cites = [f'{s.edition} "{s.text}"' if isinstance(s, ast.Cite) else f'assumed "{s.text}"' for s in rule.sources]
+        cites = [source_text(s) for s in rule.sources]
         level = rule.level_name if isinstance(rule, ast.RuleDecl) else rule.kind
         return RuleInfo(rule.name, str(rule.loc), level, rule.layer, cites)
 
@@ -70,6 +77,7 @@ class Report:
     assumed: list[str] = field(default_factory=list)
     edition: str = ""
     effects: list = field(default_factory=list)         # effects_keep_cards results, when claimed
+    readings: list = field(default_factory=list)        # RuleInfo of each reading the spec takes
 
     @property
     def ok(self) -> bool:
@@ -140,6 +148,7 @@ class Checker:
         self.check_placement()
         for claim in self.spec.claims.values():
             self.check_claim(claim)
+        self.report.readings = [RuleInfo.of(decl) for decl in self.spec.readings()]
         self.report.seconds = time.perf_counter() - started
         return self.report
 
@@ -147,21 +156,21 @@ class Checker:
         return self.situation.move_shape(kind) + [kind_context(self.situation, self.sites, kind)]
 
     def check_legality(self, kind: str) -> None:
-        rules = sorted(self.spec.legality_rules(kind), key=lambda r: -r.level)
+        rules = self.spec.first_match(self.spec.legality_rules(kind))
         context = self.move_context(kind)
         conditions = [self.tr.condition(r) for r in rules]
         decision = f"legal {kind}"
         for i, rule in enumerate(rules):
             if rule.level == 0:
                 continue
-            higher = [conditions[j] for j, other in enumerate(rules) if other.level > rule.level]
-            self.dead_or_masked(decision, rule, context + [conditions[i]], higher, kind)
+            self.dead_or_masked(decision, rule, context + [conditions[i]], self.stronger(rule, rules, conditions),
+                                kind)
         for i, first in enumerate(rules):
             for j in range(i + 1, len(rules)):
                 second = rules[j]
-                if first.level != second.level or first.body.allow == second.body.allow:
+                if not self.may_overlap(first, second) or first.body.allow == second.body.allow:
                     continue
-                higher = [conditions[k] for k, other in enumerate(rules) if other.level > first.level]
+                higher = self.stronger(first, rules, conditions) + self.stronger(second, rules, conditions)
                 extra = [z3.Not(z3.Or(higher))] if higher else []
                 status, model = self.solve(context + [conditions[i], conditions[j]] + extra,
                                            f"{decision}: do {first.name} and {second.name} overlap", True)
@@ -177,6 +186,14 @@ class Checker:
             if status == "sat":
                 self.add("gap", decision, f"no rule decides whether {kind} is legal here", rules,
                          self.witness(model, kind))
+
+    def stronger(self, rule, rules: list, conditions: list) -> list:
+        """The conditions of the rules that decide before this one where both apply."""
+        return [conditions[rules.index(r)] for r in self.spec.stronger(rule, rules)]
+
+    def may_overlap(self, a, b) -> bool:
+        """Two rules of one level that no precedence orders: where both apply, nothing says which decides."""
+        return a.level == b.level and not self.spec.settled(a, b)
 
     def dead_or_masked(self, decision: str, rule, applies: list, higher: list, kind: str | None = None) -> None:
         """A situation already found where the rule decides settles it; else one query when the rule
@@ -195,8 +212,8 @@ class Checker:
             where = f" where {kind} can be asked" if kind else ""
             self.add("dead", decision, f"rule {rule.name} never applies{where}", [rule])
         elif status == "sat" and higher:
-            self.add("masked", decision, f"rule {rule.name} applies only where a rule of a higher level decides "
-                                         f"instead: it never decides", [rule])
+            self.add("masked", decision, f"rule {rule.name} applies only where a rule that comes before it "
+                                         f"decides instead: it never decides", [rule])
 
     def check_fire(self) -> None:
         roles = []
@@ -214,11 +231,11 @@ class Checker:
             conditions = {id(r): self.tr.condition(r) for r in rules}
             decision = f"fire {role}"
             for rule in real:
-                higher = [conditions[id(r)] for r in rules if r.level > rule.level]
+                higher = [conditions[id(r)] for r in self.spec.stronger(rule, rules)]
                 self.dead_or_masked(decision, rule, context + [conditions[id(rule)]], higher)
             for i, a in enumerate(real):
                 for b in real[i + 1:]:
-                    if a.level != b.level:
+                    if not self.may_overlap(a, b):
                         continue
                     differ = z3.Or(self.tr.expr(a.body.user) != self.tr.expr(b.body.user),
                                    z3.BoolVal(a.body.rank != b.body.rank))
@@ -250,20 +267,19 @@ class Checker:
 
     def check_value(self, name: str) -> None:
         decl = self.spec.decisions[name]
-        rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
+        rules = self.spec.first_match(self.spec.value_rules(name))
         args, context = self.situation.decision_arguments(decl, "arg")
         decision = f"value {name}"
         conditions = [self.tr.condition(r, args) for r in rules]
         values = [self.tr.expr(r.body.value, self.tr.rule_env(r, args)) for r in rules]
         for i, rule in enumerate(rules):
-            higher = [conditions[j] for j, r in enumerate(rules) if r.level > rule.level]
-            self.dead_or_masked(decision, rule, context + [conditions[i]], higher)
+            self.dead_or_masked(decision, rule, context + [conditions[i]], self.stronger(rule, rules, conditions))
         for i, a in enumerate(rules):
             for j in range(i + 1, len(rules)):
                 b = rules[j]
-                if a.level != b.level:
+                if not self.may_overlap(a, b):
                     continue
-                higher = [conditions[k] for k, r in enumerate(rules) if r.level > a.level]
+                higher = self.stronger(a, rules, conditions) + self.stronger(b, rules, conditions)
                 differ = z3.Not(self.tr.equal(values[i], values[j], decl.type))
                 status, model = self.solve(context + [conditions[i], conditions[j], differ] +
                                            ([z3.Not(z3.Or(higher))] if higher else []),

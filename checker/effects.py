@@ -218,8 +218,6 @@ class Executor:
             return states
         if isinstance(stmt, ast.Discard) or isinstance(stmt, ast.Bury):
             if stmt.source is None:
-                if isinstance(stmt, ast.Bury):
-                    return [(_derived(s, hc=z3.IntVal(0), held=[z3.IntVal(NONE)] * len(s.held)), env, path)]
                 self.check(stmt, f"{name} held: a card is held", s.hc >= 1, s, path)
                 held = [z3.If(s.hc >= 1, nxt, z3.IntVal(NONE)) for nxt in s.held[1:]] + [z3.IntVal(NONE)]
                 return [(_derived(s, hc=s.hc - 1, held=held), env, path)]

@@ -78,6 +78,10 @@ def check_text(report: Report, layers: list[str]) -> str:
         for result in uses:
             if result.status != "proved":
                 lines.append(f"      {result.status}: {result.where}: {result.what}")
+    if report.readings:
+        lines.append(f"  readings the spec takes where the texts leave room: {len(report.readings)}")
+        for reading in report.readings:
+            lines += rule_lines(reading)
     if report.findings:
         lines.append(f"  findings: {len(report.findings)}")
         for finding in report.findings:

@@ -168,8 +168,11 @@ class Situation:
               self.power >= NONE, self.power < len(ix.powers), (self.power == NONE) == (self.user == NONE)]
         c += [self.tc >= 0, self.tc <= 2]
         for k, slot in enumerate(self.targets):
-            c.append(z3.If(self.tc <= k, z3.And(slot.p == NONE, slot.n == 0),
-                           z3.And(slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= S + 1)))
+            none = z3.And(slot.p == NONE, slot.n == 0)
+            valid = z3.And(slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= S + 1)
+            if k == 0:   # the first of two targets may be a placeholder `_` (move_shape says for which kinds)
+                valid = z3.Or(valid, z3.And(self.tc == 2, none))
+            c.append(z3.If(self.tc <= k, none, valid))
         c += [self.hc >= 0, self.hc <= B.held]
         for k, held in enumerate(self.held):
             c.append(z3.If(self.hc <= k, held == NONE, z3.And(held >= 0, held < len(ix.cards))))
@@ -230,7 +233,7 @@ class Situation:
     # -- the move being judged -------------------------------------------------------------
     def move_shape(self, kind: str) -> list:
         """What the notation lets a move of this kind name."""
-        from baobei.interpreter.moves import SHAPES
+        from baobei.interpreter.moves import PLACEHOLDER_FIRST, SHAPES
         shape, counts = SHAPES[kind]
         c = [z3.Or([self.tc == n for n in counts])]
         if shape != "player":
@@ -243,6 +246,8 @@ class Situation:
                 c.append(z3.Implies(self.tc > k, slot.p == self.actor))
             if kind == "place":
                 c.append(z3.Implies(self.tc > k, z3.Or(exists, slot.n == self.slot_count(slot.p) + 1)))
+            elif k == 0 and kind in PLACEHOLDER_FIRST:
+                c.append(z3.Implies(self.tc > k, z3.Or(exists, z3.And(self.tc == 2, slot.p == NONE))))
             else:
                 c.append(z3.Implies(self.tc > k, exists))
         return c

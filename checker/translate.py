@@ -300,7 +300,7 @@ class Translator:
 
     def _decision(self, name: str, args: list):
         decl = self.spec.decisions[name]
-        rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
+        rules = self.spec.first_match(self.spec.value_rules(name))
         undefined = self._undefined(decl.type, name)
         value = undefined
         for rule in reversed(rules):
@@ -315,7 +315,7 @@ class Translator:
         return self._memo("winner", name, args, lambda: self._decision_winner(name, args))
 
     def _decision_winner(self, name: str, args: list):
-        rules = sorted(self.spec.value_rules(name), key=lambda r: -r.level)
+        rules = self.spec.first_match(self.spec.value_rules(name))
         winner = z3.IntVal(-1)
         for index in reversed(range(len(rules))):
             winner = z3.If(self.condition(rules[index], args), index, winner)
@@ -333,7 +333,7 @@ class Translator:
         return self._legal[kind]
 
     def _legality(self, kind: str):
-        rules = sorted(self.spec.legality_rules(kind), key=lambda r: -r.level)
+        rules = self.spec.first_match(self.spec.legality_rules(kind))
         verdict, winner = z3.BoolVal(False), z3.IntVal(-1)
         for index in reversed(range(len(rules))):
             cond = self.condition(rules[index])
@@ -343,9 +343,8 @@ class Translator:
 
     def fire(self, role: str):
         """(winner index or -1, rules) for a role: the first applicable fire rule, defaults last."""
-        rules = [r for r in self.spec.fire_rules() if isinstance(r.body.role, ast.NoneLit)
-                 or expr_text(r.body.role) == role]
-        rules.sort(key=lambda r: -r.level)
+        rules = self.spec.first_match([r for r in self.spec.fire_rules() if isinstance(r.body.role, ast.NoneLit)
+                                       or expr_text(r.body.role) == role])
         winner = z3.IntVal(-1)
         for index in reversed(range(len(rules))):
             winner = z3.If(self.condition(rules[index]), index, winner)

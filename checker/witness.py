@@ -93,7 +93,7 @@ def describe_model(situation: Situation, model, kind: str | None = None) -> dict
         if shape == "own":
             args = [t.split(".")[1] for t in targets if t]
         elif shape == "slots":
-            args = [t for t in targets if t]
+            args = [t or "_" for t in targets]    # a placeholder `_` stays in its place
         elif shape == "player":
             args = [r.player(s.chosen)]
         described["move"] = f"{r.player(s.actor)}: {' '.join([kind] + [a for a in args if a])}"

@@ -57,7 +57,15 @@ class Assumed:
     loc: Loc
 
 
-Source = Cite | Assumed
+@dataclass
+class Reading:
+    """The choice the spec makes where the rulebooks leave room or contradict each other."""
+
+    text: str
+    loc: Loc
+
+
+Source = Cite | Assumed | Reading
 
 
 # ---- expressions -----------------------------------------------------------------
@@ -448,6 +456,16 @@ class HandlerDecl(Decl):
     anytime: bool = False
     body: list[Stmt] = field(default_factory=list)
     kind = "on"
+
+
+@dataclass(eq=False)
+class PrecedenceDecl(Decl):
+    """`precedence HIGHER over LOWER`: where both rules (of one level) apply, HIGHER decides.
+    Its name is "HIGHER over LOWER"."""
+
+    higher: str = ""
+    lower: str = ""
+    kind = "precedence"
 
 
 @dataclass(eq=False)

@@ -174,15 +174,16 @@ _EDITIONS: dict[tuple, Edition] = {}
 
 
 def _fingerprint(paths) -> tuple:
-    """Files change under a running process (tests, editors): the caches key on their stats."""
-    stats = []
+    """Files change under a running process (tests, editors), sometimes within one tick of the
+    clock and keeping their size: the caches key on their contents."""
+    import hashlib
+    stamps = []
     for path in paths:
         try:
-            info = path.stat()
-            stats.append((str(path), info.st_mtime_ns, info.st_size))
+            stamps.append((str(path), hashlib.sha1(path.read_bytes()).hexdigest()))
         except OSError:
-            stats.append((str(path), None, None))
-    return tuple(stats)
+            stamps.append((str(path), None))
+    return tuple(stamps)
 
 
 def load_spec(config: Config, variant: str | None = None) -> Spec:

@@ -24,6 +24,53 @@ class Spec:
     procedures: dict[str, ast.ProcedureDecl] = field(default_factory=dict)
     powers: dict[str, ast.PowerDecl] = field(default_factory=dict)
     handlers: dict[str, ast.HandlerDecl] = field(default_factory=dict)
+    precedences: dict[str, ast.PrecedenceDecl] = field(default_factory=dict)
+
+    # -- which rule decides first -------------------------------------------------------
+    def first_match(self, rules: list[ast.RuleDecl]) -> list[ast.RuleDecl]:
+        """The order in which rules are tried, the first that applies deciding: exceptions,
+        then rules, then defaults; within a level a rule some precedence puts over another
+        comes before it; otherwise the order they are written in."""
+        ordered = []
+        for level in (2, 1, 0):
+            waiting = [r for r in rules if r.level == level]
+            while waiting:
+                ready = next(r for r in waiting if not any(self.preferred(other, r) for other in waiting
+                                                           if other is not r))
+                ordered.append(ready)
+                waiting.remove(ready)
+        return ordered
+
+    def preferred(self, higher: ast.RuleDecl, lower: ast.RuleDecl) -> bool:
+        """Whether precedences (followed through) put `higher` over `lower`."""
+        seen, frontier = set(), [higher.name]
+        while frontier:
+            name = frontier.pop()
+            for decl in self.precedences.values():
+                if decl.higher == name and decl.lower not in seen:
+                    if decl.lower == lower.name:
+                        return True
+                    seen.add(decl.lower)
+                    frontier.append(decl.lower)
+        return False
+
+    def settled(self, a: ast.RuleDecl, b: ast.RuleDecl) -> bool:
+        """Whether a precedence says which of two rules decides where both apply."""
+        return self.preferred(a, b) or self.preferred(b, a)
+
+    def stronger(self, rule: ast.RuleDecl, rules: list[ast.RuleDecl]) -> list[ast.RuleDecl]:
+        """The rules that decide before this one where both apply: a higher level, or a precedence."""
+        return [r for r in rules if r is not rule and (r.level > rule.level or
+                                                        r.level == rule.level and self.preferred(r, rule))]
+
+    def readings(self) -> list[ast.Decl]:
+        """Every declaration that records a reading: the choice the spec makes where the texts
+        leave room (precedences included)."""
+        tables = (self.rules, self.precedences, self.defines, self.decisions, self.claims, self.invariants,
+                  self.procedures, self.powers, self.handlers, self.cards, self.families, self.vars,
+                  self.player_vars)
+        return [decl for table in tables for decl in table.values()
+                if isinstance(decl, ast.PrecedenceDecl) or any(isinstance(s, ast.Reading) for s in decl.sources)]
 
     # -- the decisions, grouped ------------------------------------------------------
     def legality_rules(self, kind: str) -> list[ast.RuleDecl]:

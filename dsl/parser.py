@@ -114,7 +114,7 @@ def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxErr
 
 _DECLARATION_WORDS = {"'family'", "'card'", "'enum'", "'var'", "'game'", "'define'", "'decision'",
                       "'rule'", "'exception'", "'default'", "'claim'", "'invariant'", "'procedure'",
-                      "'power'", "'on'", "'remove'", "'replace'", "'layer'"}
+                      "'power'", "'on'", "'remove'", "'replace'", "'layer'", "'precedence'"}
 _STATEMENT_WORDS = {"'ask'", "'resolve'", "'if'", "'for'", "'while'", "'set'", "'let'", "'draw'", "'flip'",
                     "'discard'", "'bury'", "'place'", "'take'", "'swap'", "'move'", "'reveal'", "'close'",
                     "'shuffle'", "'deal'"}
@@ -175,7 +175,7 @@ class _Builder(Transformer):
         for child in children:
             if isinstance(child, Token) and child.type == "REPLACE":
                 replace = True
-            elif isinstance(child, (ast.Cite, ast.Assumed)):
+            elif isinstance(child, (ast.Cite, ast.Assumed, ast.Reading)):
                 sources.append(child)
             else:
                 rest.append(child)
@@ -298,6 +298,16 @@ class _Builder(Transformer):
     def invariant_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         return ast.InvariantDecl(self.L(meta), rest[0], sources, replace, expr=rest[1])
+
+    def precedence_decl(self, meta, children):
+        replace, sources, rest = self._split(children)
+        higher, lower = rest
+        return ast.PrecedenceDecl(self.L(meta), f"{higher} over {lower}", sources, replace, higher=higher,
+                                  lower=lower)
+
+    def remove_precedence(self, meta, children):
+        higher, lower = children
+        return ast.RemoveDecl(self.L(meta), f"{higher} over {lower}", target_kind="precedence")
 
     def remove_decl(self, meta, children):
         kind = str(children[0])
@@ -451,6 +461,9 @@ class _Builder(Transformer):
 
     def assumed(self, meta, children):
         return ast.Assumed(_unquote(children[0]), self.L(meta))
+
+    def reading(self, meta, children):
+        return ast.Reading(_unquote(children[0]), self.L(meta))
 
     def type(self, meta, children):
         if len(children) == 1 and isinstance(children[0], ast.Type):

@@ -10,7 +10,7 @@ from . import ast, schema
 from .ast import BOOL, CARD, FAMILY, INT, NONE, PLAYER, POWER, SLOT, Type
 from .errors import Loc, SpecCitationError, SpecNameError, SpecTypeError
 from .layers import Layered
-from .model import Spec, rule_key
+from .model import Spec, rule_key, rule_keys
 
 PRIMITIVE_TYPES = {"int", "bool", "player", "slot", "card", "family", "power", "reference"}
 
@@ -31,6 +31,7 @@ def resolve(layered: Layered, spec_dir: Path) -> Spec:
     spec.procedures = dict(ns("procedure"))
     spec.powers = dict(ns("power"))
     spec.handlers = dict(ns("on"))
+    spec.precedences = dict(ns("precedence"))
     _Resolver(spec).run()
     check_citations(spec, spec_dir / "rulebooks")
     return spec
@@ -86,6 +87,8 @@ class _Resolver:
             self.define_type(define.name)
         for rule in spec.rules.values():
             self.check_rule(rule)
+        for precedence in spec.precedences.values():
+            self.check_precedence(precedence)
         for item in list(spec.claims.values()) + list(spec.invariants.values()):
             self.require_sources(item)
             self.claim_context = True
@@ -169,7 +172,8 @@ class _Resolver:
         if not decl.sources:
             raise SpecNameError(f"{decl.kind} '{decl.name}' cites no rulebook passage",
                                 decl.loc, notes=('add  cite fr "..."  or  cite de "..."  '
-                                                 '(or  assumed "why"  where the texts are silent)',))
+                                                 '(or  assumed "why"  where the texts are silent, '
+                                                 'reading "why"  where they leave room)',))
 
     def check_rule(self, rule: ast.RuleDecl) -> None:
         self.require_sources(rule)
@@ -203,6 +207,27 @@ class _Resolver:
         if rule.when is not None:
             self.expect(self.infer(rule.when, scope), BOOL, rule.when.loc, f"the condition of '{rule.name}'")
         rule_key(rule)
+
+    def check_precedence(self, decl: ast.PrecedenceDecl) -> None:
+        self.require_sources(decl)
+        rules = []
+        for name in (decl.higher, decl.lower):
+            rule = self.spec.rules.get(name)
+            if rule is None:
+                raise SpecNameError(f"precedence {decl.name}: no rule '{name}'", decl.loc,
+                                    notes=(_suggest(name, self.spec.rules),))
+            rules.append(rule)
+        higher, lower = rules
+        if higher is lower:
+            raise SpecTypeError(f"precedence {decl.name}: a rule over itself", decl.loc)
+        if higher.level != lower.level:
+            raise SpecTypeError(f"precedence {decl.name}: {higher.name} is a {higher.level_name} and "
+                                f"{lower.name} a {lower.level_name}; their levels already say which decides",
+                                decl.loc)
+        if not set(rule_keys(higher)) & set(rule_keys(lower)):
+            raise SpecTypeError(f"precedence {decl.name}: the two rules do not decide the same thing", decl.loc)
+        if self.spec.preferred(lower, higher):
+            raise SpecTypeError(f"precedence {decl.name}: the precedences go round in a circle", decl.loc)
 
     def define_type(self, name: str) -> Type:
         if name in self.define_types:
@@ -571,7 +596,8 @@ def check_citations(spec: Spec, rulebooks: Path) -> None:
 
 def _cited(spec: Spec):
     for table in (spec.families, spec.cards, spec.enums, spec.vars, spec.player_vars, spec.defines, spec.decisions,
-                  spec.rules, spec.claims, spec.invariants, spec.procedures, spec.powers, spec.handlers):
+                  spec.rules, spec.claims, spec.invariants, spec.procedures, spec.powers, spec.handlers,
+                  spec.precedences):
         yield from table.values()
 
 

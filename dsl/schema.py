@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .ast import BOOL, CARD, FAMILY, INT, PLAYER, POWER, REFERENCE, SLOT, Type, list_of
 
-# Moves of the scenario contract (../shared/docs/scenario-format.md).
+# Moves of the scenario contract (docs/scenario-format.md).
 MOVE_KINDS = ("peek", "draw", "take", "keep", "discard", "pluck", "pass", "give", "place", "look", "show",
               "swap", "leave", "add", "replace", "skip", "bao", "end")
 # Moves that decline what was asked and change nothing.

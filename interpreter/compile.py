@@ -338,12 +338,11 @@ class Compiled:
         rules = self.spec.value_rules(name)
         params = ["a_" + p.name for p in decl.params]
         lines = []
-        for level in (2, 1, 0):
-            for rule in (r for r in rules if r.level == level):
-                scope = dict(zip(rule.body.params, params))
-                cond = self.code(rule.when, scope) if rule.when is not None else "True"
-                lines.append(f"if {cond}:")
-                lines.append(f"    return {self.code(rule.body.value, scope)}")
+        for rule in self.spec.first_match(rules):
+            scope = dict(zip(rule.body.params, params))
+            cond = self.code(rule.when, scope) if rule.when is not None else "True"
+            lines.append(f"if {cond}:")
+            lines.append(f"    return {self.code(rule.body.value, scope)}")
         self.ns["GAP_" + name] = f"no rule decides '{name}' here (rules: " + \
             ", ".join(r.name for r in rules) + ")"
         lines.append(f"raise RuleRuntimeError(GAP_{name})")
@@ -355,7 +354,7 @@ class Compiled:
         The first returns the deciding RuleRef (or None when no rule decides);
         exceptions are tried before rules, rules before defaults.
         """
-        rules = sorted(self.spec.legality_rules(kind), key=lambda r: -r.level)
+        rules = self.spec.first_match(self.spec.legality_rules(kind))
         refs = [RuleRef(rule, rule.body.allow) for rule in rules]
         table = self.fresh(f"R_{kind}_")
         self.ns[table] = refs
@@ -383,7 +382,7 @@ class Compiled:
         result = []
         for role, rules in groups.items():
             table = self.fresh("F_")
-            ordered = sorted(rules + defaults, key=lambda r: -r.level)
+            ordered = self.spec.first_match(rules + defaults)
             self.ns[table] = ordered
             lines = []
             for index, rule in enumerate(ordered):

@@ -13,7 +13,7 @@ from itertools import permutations
 from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
 
-from .moves import SHAPES, Move, format_move
+from .moves import PLACEHOLDER_FIRST, SHAPES, Move, format_move
 from .program import Ask, Block, Program
 from .state import Card, CardKind, Player, Reference, Rng
 
@@ -276,13 +276,18 @@ class Round:
         applicable = self.compiled.legal_all[move.kind](self, self.context(move, ask))
         if winner is None:
             return
-        top = [r for r in applicable if r.decl.level == winner.decl.level]
-        if len({r.allow for r in top}) > 1:
+        spec = self.program.spec
+        top = [winner] + [r for r in applicable if r.decl.level == winner.decl.level and r.allow != winner.allow
+                          and not spec.settled(r.decl, winner.decl)]
+        if len(top) > 1:
             names = ", ".join(f"{r.name} ({r.decl.loc})" for r in top)
             raise RuleRuntimeError(f"rules disagree on '{format_move(move)}' with no precedence between them: {names}")
 
     def _slot_problem(self, move: Move) -> str | None:
-        for player, number in move.targets:
+        for target in move.targets:
+            if target is None:      # a placeholder `_`
+                continue
+            player, number = target
             size = len(player.layout)
             if move.kind == "place" and number == size + 1:
                 continue
@@ -356,6 +361,9 @@ class Round:
                 else:
                     for pair in permutations(slots, 2):
                         yield Move(actor, kind, pair)
+                    if kind in PLACEHOLDER_FIRST:
+                        for slot in slots:
+                            yield Move(actor, kind, (None, slot))
 
     def domain(self, actor: Player, kind: str):
         """The arguments the notation can give a move of this kind (legal or not)."""
@@ -440,7 +448,9 @@ class Round:
         if arity == 0:
             return Move(actor, kind)
         n = len(domain)
-        if (n if arity == 1 else n * (n - 1)) <= 16:  # few candidates: list the legal ones
+        pairs = n * (n - 1)
+        placeholders = n if arity == 2 and kind in PLACEHOLDER_FIRST else 0   # (_, b): one per b
+        if (n if arity == 1 else pairs + placeholders) <= 16:  # few candidates: list the legal ones
             return rng.choice(list(self._form_moves(actor, kind, arity, domain, ask)))
         check = self.program.checks[(kind, arity)]
         C = self._ctx(actor, ask)
@@ -448,8 +458,12 @@ class Round:
             if arity == 1:
                 args = (domain[rng.randrange(n)],)
             else:
-                first, second = divmod(rng.randrange(n * (n - 1)), n - 1)
-                args = (domain[first], domain[second + (second >= first)])
+                drawn = rng.randrange(pairs + placeholders)
+                if drawn >= pairs:
+                    args = (None, domain[drawn - pairs])
+                else:
+                    first, second = divmod(drawn, n - 1)
+                    args = (domain[first], domain[second + (second >= first)])
             if shape == "player":
                 C.chosen = args[0]
             else:
@@ -459,7 +473,7 @@ class Round:
         return rng.choice(list(self._form_moves(actor, kind, arity, domain, ask)))
 
     def _form(self, actor: Player, kind: str, arity: int, domain, ask: Ask):
-        return self.program.staged[(kind, arity)](self, self._ctx(actor, ask), domain)
+        return self.program.staged[(kind, arity)](self, self._ctx(actor, ask), domain, _first(kind, arity, domain))
 
     def _forms(self, actor: Player, kind: str, domain, ask: Ask) -> list[int]:
         """The numbers of targets this kind has a legal move with."""
@@ -504,15 +518,30 @@ class Round:
                 return True
         return False
 
-    def describe_pending(self) -> str:
+    def awaited(self) -> list[tuple]:
+        """What the game waits for: (player or None for anyone, the kinds of move asked of them
+        that the rules allow now), one entry per clause of the pending ask that has any."""
         ask = self.pending
         if ask is None:
-            return "nothing (the round is over)"
-        parts = []
+            return []
+        found = []
         for asker, kinds in ask.clauses:
-            who = "anyone" if asker is None else asker.name
-            parts.append(f"{who}: {', '.join(kinds)}")
-        return "; ".join(parts)
+            actors = self.players if asker is None else [asker]
+            legal = tuple(kind for kind in kinds if any(self._kind_has_move(actor, kind, ask) for actor in actors))
+            if legal:
+                found.append((asker, legal))
+        return found
+
+    def _kind_has_move(self, actor: Player, kind: str, ask: Ask) -> bool:
+        if SHAPES[kind][1] == (0,):
+            return self._bare_move_legal(actor, kind, ask)
+        return next(self.moves_of_kind(actor, kind, ask), None) is not None
+
+    def describe_pending(self) -> str:
+        if self.pending is None:
+            return "nothing (the round is over)"
+        return "; ".join(f"{'anyone' if asker is None else asker.name}: {', '.join(kinds)}"
+                         for asker, kinds in self.awaited())
 
     # -- powers ------------------------------------------------------------------------------------
     def resolve_powers(self, F: Frame):
@@ -621,8 +650,9 @@ class Round:
         self._set_ref(card.kind, how, C)
 
     def bury_held(self):
-        self.under.extend(self.held)
-        self.held.clear()
+        if not self.held:
+            raise RuleRuntimeError("nothing is held to put under the discard")
+        self.under.append(self.held.pop(0))
 
     def bury_slot(self, slot, C: Ctx):
         self.under.append(self._take_from_slot(slot, C))
@@ -739,3 +769,10 @@ def _arrange(cards: list[Card], order: list[str]) -> list[Card]:
     arranged = [pool[name].pop() for name in order]
     arranged.reverse()  # top last
     return arranged
+
+
+def _first(kind: str, arity: int, domain):
+    """What the first of two targets may be: a placeholder too, for the kinds that admit one."""
+    if arity == 2 and kind in PLACEHOLDER_FIRST:
+        return [None] + list(domain)
+    return domain

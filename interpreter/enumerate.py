@@ -245,7 +245,7 @@ class Staged:
 
     def _pseudo_rules(self, kind: str, shape: str, arity: int) -> list:
         compiled = self.compiled
-        rules = sorted(compiled.spec.legality_rules(kind), key=lambda r: -r.level)
+        rules = compiled.spec.first_match(compiled.spec.legality_rules(kind))
         # pseudo-rules: (allow, [conjuncts by stage 0..2]); an `or` splits a rule into alternatives
         pseudo = []
         for rule in rules:
@@ -276,8 +276,9 @@ class Staged:
         compiled = self.compiled
         depth = 0 if shape == "none" or arity == 0 else (2 if arity == 2 else 1)
         name = compiled.fresh(f"G_{kind}{arity}_")
-        lines = self._code(pseudo, depth, shape)
-        return compiled.function(name, ["S", "C", "domain"], lines)
+        # a kind no rule allows has no `yield`: the last line keeps it a generator all the same
+        lines = self._code(pseudo, depth, shape) + ["yield from ()"]
+        return compiled.function(name, ["S", "C", "domain", "first"], lines)
 
     def _code(self, pseudo, depth: int, shape: str) -> list[str]:
         code = self.compiled.code
@@ -334,7 +335,7 @@ class Staged:
             return lines
         lines += stage_lines(0, "")
         target_attr = "chosen" if shape == "player" else "target"
-        lines.append("for a in domain:")
+        lines.append("for a in first:")
         lines.append(f"    C.{target_attr} = a")
         if shape != "player":
             lines.append("    C.targets = (a,)")

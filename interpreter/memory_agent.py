@@ -144,16 +144,14 @@ class MemoryAgent(Agent):
                     if mine[0] is me and theirs[0] is not me and self.worth(rnd, theirs) < self.worth(rnd, mine):
                         return plain[0]
                 return by_kind.get("leave", plain)[0] if "leave" in by_kind else None
-            best, gain = None, 1.0
-            for move in swaps:
+            best, gain = None, -99.0
+            for move in swaps:   # the power is carried out: the swap that helps it most, or hurts least
                 a, b = move.targets
                 mine, theirs = (a, b) if a[0] is me else (b, a)
-                if mine[0] is not me or theirs[0] is me:
-                    continue
-                value = self.worth(rnd, mine) - self.worth(rnd, theirs)
+                value = 0.0 if mine[0] is not me else self.worth(rnd, mine) - self.worth(rnd, theirs)
                 if value > gain:
                     best, gain = move, value
-            return best or by_kind.get("skip", [None])[0]
+            return best
         if "show" in by_kind:
             mine = [m for m in by_kind["show"] if m.target[0] is me and self.seen(rnd, m.target) is None]
             return (mine or by_kind["show"])[0]
@@ -165,6 +163,8 @@ class MemoryAgent(Agent):
             for move in by_kind["replace"]:
                 value = 0.0
                 for card, slot in zip(held, move.targets):
+                    if slot is None:        # this drawn card is left unused
+                        continue
                     if slot[0] is me:
                         value += self.worth(rnd, slot) - card.value
                     else:

@@ -36,6 +36,7 @@ class GameMetrics:
     bao_calls: int
     bao_scored: int                  # calls still standing when the round was scored
     bao_successes: int
+    bao_scores: list[int]            # the caller's score of each round whose BAO was scored
     final_phase_rounds: int          # rounds ended by the second recycle
     plucks: dict[str, list[int]] = field(default_factory=dict)    # kind -> [attempts, successes]
     powers: dict[str, int] = field(default_factory=dict)          # card -> times its power fired
@@ -96,6 +97,7 @@ class MetricsCollector:
             bao_calls=sum(r.bao_called is not None for r in record.rounds),
             bao_scored=sum(r.bao is not None for r in record.rounds),
             bao_successes=sum(bool(r.bao_success) for r in record.rounds),
+            bao_scores=[r.scores[r.bao] for r in record.rounds if r.bao is not None],
             final_phase_rounds=sum(r.final_phase for r in record.rounds),
             plucks=self.plucks, powers=dict(self.powers))
 

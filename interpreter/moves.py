@@ -13,6 +13,11 @@ SHAPES: dict[str, tuple[str, tuple[int, ...]]] = {
     "leave": ("none", (0,)), "add": ("player", (1,)), "replace": ("slots", (0, 1, 2)), "skip": ("none", (0,)),
     "bao": ("none", (0,)), "end": ("none", (0,)),
 }
+# Kinds whose two-target form may leave its first target out with `_` (the shoebill: no own
+# replacement, the second card drawn goes to the other target); a trailing `_` is the same
+# move as the target alone.
+PLACEHOLDER_FIRST = frozenset({"replace"})
+PLACEHOLDER = "_"
 _SLOT = re.compile(r"^([^.\s]+)\.(\d+)$")
 
 
@@ -56,7 +61,7 @@ def format_move(move: Move) -> str:
     if shape == "own":
         args = [str(n) for _, n in move.targets]
     elif shape == "slots":
-        args = [f"{p.name}.{n}" for p, n in move.targets]
+        args = [PLACEHOLDER if t is None else f"{t[0].name}.{t[1]}" for t in move.targets]
     elif shape == "player":
         args = [move.chosen.name]
     else:
@@ -87,13 +92,24 @@ def parse_move(actor_name: str, text: str, players: dict) -> Move:
             numbers.append(int(arg))
         return Move(actor, kind, tuple((actor, n) for n in numbers))
     if shape == "slots":
-        return Move(actor, kind, tuple(_slot(arg, players, kind) for arg in args))
+        return Move(actor, kind, _slots(kind, args, players, text))
     if shape == "player":
         chosen = players.get(args[0])
         if chosen is None:
             raise MoveError(f"'{kind}': unknown player '{args[0]}' (players: {', '.join(players)})")
         return Move(actor, kind, (), chosen)
     return Move(actor, kind)
+
+
+def _slots(kind: str, args: list[str], players: dict, text: str) -> tuple:
+    if PLACEHOLDER in args:
+        if kind not in PLACEHOLDER_FIRST or len(args) != 2 or args == [PLACEHOLDER, PLACEHOLDER]:
+            raise MoveError(f"'{text}': '{PLACEHOLDER}' only stands for a target left out of a two-target "
+                            f"{', '.join(sorted(PLACEHOLDER_FIRST))} (e.g. 'replace _ Ben.2')")
+        if args[1] == PLACEHOLDER:      # `replace P.N _` is `replace P.N`
+            return (_slot(args[0], players, kind),)
+        return (None, _slot(args[1], players, kind))
+    return tuple(_slot(arg, players, kind) for arg in args)
 
 
 def _slot(text: str, players: dict, kind: str):

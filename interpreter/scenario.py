@@ -280,6 +280,37 @@ def _validate_cards(scenario: Scenario, rules: Rules) -> None:
     for r, order in enumerate(table.get("reshuffle") or []):
         for i, name in enumerate(order or []):
             check(name, "reshuffle", r, i)
+    for path, checks in _all_checks(scenario):
+        _validate_check_cards(checks, path, check)
+
+
+def _all_checks(scenario: Scenario):
+    """Every mapping of checks in the file, with the path of keys to it."""
+    if scenario.expect:
+        yield ("expect",), scenario.expect
+    for variant, checks in (scenario.expect_variants or {}).items():
+        yield ("expect_variants", variant), checks
+    for step in scenario.steps:
+        here = ("steps", step.index - 1)
+        if step.then:
+            yield here + ("then",), step.then
+        for variant, checks in (step.then_variants or {}).items():
+            yield here + ("then_variants", variant), checks
+
+
+def _validate_check_cards(checks: dict, path: tuple, check) -> None:
+    """A card id in a check must be a card of the variant: a typo is an error, not a failed comparison."""
+    if isinstance(checks.get("discard_top"), str):
+        check(checks["discard_top"], *path, "discard_top")
+    for key in ("discard", "deck", "shown"):
+        for i, name in enumerate(checks.get(key) or []):
+            check(name, *path, key, i)
+    for player, layout in (checks.get("layouts") or {}).items():
+        for i, name in enumerate(layout or []):
+            check(str(name), *path, "layouts", player, i)
+    for player, entries in (checks.get("known") or {}).items():
+        for slot, name in (entries.items() if isinstance(entries, dict) else ()):
+            check(str(name), *path, "known", player, slot)
 
 
 def run_scenario(scenario: Scenario, rules: Rules) -> Result:
@@ -325,7 +356,7 @@ def _play_step(rnd: Round, step: Step) -> str | None:
         probe = rnd.clone()
         move_in_probe = same_move(probe, move)
         try:
-            _decline_until_asked(probe, move_in_probe)
+            _close_pluck_window(probe, move_in_probe)
             probe.apply(move_in_probe)
         except IllegalMove:
             return None
@@ -334,7 +365,7 @@ def _play_step(rnd: Round, step: Step) -> str | None:
             rnd.decided_log += probe.decided_log[len(rnd.decided_log):]
         return "expected the move to be refused, but it was accepted"
     try:
-        _decline_until_asked(rnd, move)
+        _close_pluck_window(rnd, move)
         rnd.apply(move)
     except IllegalMove as refusal:
         return f"refused: {refusal.reason}"
@@ -349,33 +380,26 @@ def same_move(rnd: Round, move: Move) -> Move:
     """The same move with the players of another round (a clone, or the other variant's)."""
     by_name = rnd.by_name
     return Move(by_name[move.actor.name], move.kind,
-                tuple((by_name[p.name], n) for p, n in move.targets),
+                tuple(None if t is None else (by_name[t[0].name], t[1]) for t in move.targets),
                 by_name[move.chosen.name] if move.chosen is not None else None)
 
 
-def _decline_until_asked(rnd: Round, move: Move) -> None:
-    """A step that is not asked closes what only waits for a decline (pass, skip, leave)."""
-    from baobei.dsl.schema import DECLINE_KINDS
-    for _ in range(50):
-        ask = rnd.pending
-        if ask is None or move.kind in rnd.program.anytime:
-            return
-        if any((asker is None or asker is move.actor) and move.kind in kinds for asker, kinds in ask.clauses):
-            return
-        declined = False
-        for asker, kinds in ask.clauses:
-            for kind in kinds:
-                if kind in DECLINE_KINDS:
-                    actor = asker if asker is not None else move.actor
-                    decline = Move(actor, kind)
-                    if rnd.is_legal(decline):
-                        rnd.apply(decline)
-                        declined = True
-                        break
-            if declined:
-                break
-        if not declined:
-            return
+# The one decision a step closes by itself (the contract): a pluck window, which any step
+# that is not a pluck closes with `pass`. Every other pending decision needs its own step.
+WINDOW_MOVE, WINDOW_CLOSE = "pluck", "pass"
+
+
+def _close_pluck_window(rnd: Round, move: Move) -> None:
+    ask = rnd.pending
+    if ask is None or move.kind == WINDOW_MOVE or move.kind in rnd.program.anytime:
+        return
+    if any((asker is None or asker is move.actor) and move.kind in kinds for asker, kinds in ask.clauses):
+        return          # the step answers the decision itself
+    closers = [asker for asker, kinds in ask.clauses if WINDOW_CLOSE in kinds]
+    if not closers:
+        return
+    closer = move.actor if any(asker is None or asker is move.actor for asker in closers) else closers[0]
+    rnd.apply(Move(closer, WINDOW_CLOSE))
 
 
 # ---- checks --------------------------------------------------------------------------------
@@ -427,12 +451,12 @@ def observed(rnd: Round, key: str, rules: Rules):
 
 
 def waiting(rnd: Round) -> dict:
-    """Who the game waits for and which moves each is asked for (an ask of anyone: 'anyone')."""
+    """Who the game waits for and which moves each is asked for and may make now (an ask of
+    anyone: 'anyone')."""
     found: dict[str, list[str]] = {}
-    if rnd.pending is not None:
-        for asker, kinds in rnd.pending.clauses:
-            name = "anyone" if asker is None else asker.name
-            found[name] = sorted(set(found.get(name, [])) | set(kinds))
+    for asker, kinds in rnd.awaited():
+        name = "anyone" if asker is None else asker.name
+        found[name] = sorted(set(found.get(name, [])) | set(kinds))
     return found
 
 

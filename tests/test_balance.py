@@ -116,13 +116,13 @@ def test_a_house_rule_shows_its_effect_and_only_its_effect(spec_copy, tmp_path, 
     data = json.loads(out)
     assert (data["a"], data["b"]) == ("de", "house")
     found = verdicts(data)
-    for key in ("round_score.mean", "round_score.distribution", "rounds_per_game"):
+    for key in ("bao_score.mean", "bao_score.distribution", "round_score.distribution"):
         assert found[key] == "significant", key
     unrelated = [key for key in found if key.startswith(("round_length.", "bao.", "pluck.", "power.",
                                                          "cards_at_round_end.", "win_rate."))]
     assert len(unrelated) > 15 and all(found[key] != "significant" for key in unrelated)
     sentences = [m["sentence"] for m in data["metrics"] if "sentence" in m]
-    assert any(s.startswith("in house, a player scores, per round,") and "more than in de" in s for s in sentences)
+    assert any(s.startswith("in house, a BAO caller scores") and "more than in de" in s for s in sentences)
 
 
 def test_the_same_rules_on_both_sides_differ_in_nothing(capsys):

@@ -72,6 +72,8 @@ def test_an_illegal_step_fails_with_the_reason(tmp_path, capsys):
     (("  active: Ben", "  activ: Ben"), "unknown check 'activ'", 13),
     (("players: [Ana, Ben]", "players: [Ana, Ben"), "not valid YAML", 4),
     (("active: Ana\n", "active: Zoe\n"), "'active' is 'Zoe'", 7),
+    (("  discard: [bird10, bird8]", "  discard_top: macow"), "unknown card 'macow'", 14),
+    (("  discard: [bird10, bird8]", "  discard: [bird10, bird88]"), "unknown card 'bird88'", 14),
 ])
 def test_invalid_scenario_exits_2_naming_file_and_line(tmp_path, capsys, change, words, line):
     path = write(tmp_path, PASSING.replace(*change))

@@ -74,8 +74,9 @@ def test_E510_an_invariant_broken_in_play(spec_copy, capsys):
                                          '  holds all p in players: cards(p) != 5\n', encoding="utf-8")
     code = main(["simulate", "--spec", str(spec_copy), "--variant", "house", "--players", "2", "--games", "3",
                  "--seed", "1", "--check", "--config", str(_config_for(spec_copy))])
-    err = capsys.readouterr().err
-    assert code == 2 and "error[E510]" in err and "invariant house.nobody_holds_five_cards" in err
+    out = capsys.readouterr().out
+    # a broken invariant is a finding of --check (exit 1), reported with its code and location
+    assert code == 1 and "error[E510]" in out and "invariant house.nobody_holds_five_cards" in out
 
 
 def _config_for(spec_copy):

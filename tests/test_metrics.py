@@ -6,9 +6,8 @@ import pytest
 
 from baobei.interpreter.game import play_game
 from baobei.interpreter.metrics import MetricsCollector, play_measured
-from baobei.interpreter.moves import parse_move
 from baobei.interpreter.rules import load_rules
-from baobei.interpreter.scenario import _decline_until_asked, load_scenario
+from baobei.interpreter.scenario import load_scenario, run_scenario, same_move
 from baobei.interpreter.table import round_from_table
 
 from conftest import ROOT
@@ -17,16 +16,17 @@ SCENARIOS = ROOT / "tests" / "scenarios"
 
 
 def measured_steps(config, path, variant: str) -> MetricsCollector:
-    """The scenario's legal steps played one by one, each followed by the collector's hook."""
+    """The moves a scenario played (it passes), played again from its table, each followed by the
+    collector's hook as play_game calls it."""
     scenario = load_scenario(path)
-    rnd = round_from_table(load_rules(config, variant), scenario.table, start=False)
+    rules = load_rules(config, variant)
+    played = run_scenario(scenario, rules)
+    assert played.passed, played.message
+    rnd = round_from_table(rules, scenario.table, start=False)
     rnd.start(["turns"])
     collector = MetricsCollector()
-    for step in scenario.steps:
-        if step.illegal or (step.variants is not None and variant not in step.variants):
-            continue
-        move = parse_move(step.actor, step.move, rnd.by_name)
-        _decline_until_asked(rnd, move)
+    for move in played.round.history:
+        move = same_move(rnd, move)
         rnd.apply(move)
         collector.on_move(rnd, move)
     return collector
@@ -59,4 +59,5 @@ def test_a_game_measured_agrees_with_its_record(config, variant):
         opener = seats.index(record.rounds[0].first)
         assert seats[(opener + measured.winner_seat - 1) % 3] == record.winner
         assert measured.bao_scored <= measured.bao_calls and measured.bao_successes <= measured.bao_scored
+        assert len(measured.bao_scores) == measured.bao_scored
         assert all(0 <= won <= tried for tried, won in measured.plucks.values())
