@@ -63,7 +63,8 @@ def gather(config: Config, variant: str, players: int, games: int, seed: int, ag
             shown[0] = time.perf_counter()
             _bar(figures.games, games, variant)
 
-    figures.stats = simulate(rules, players, games, seed, agents, on_game=on_game)
+    from baobei.interpreter.workers import cores
+    figures.stats = simulate(rules, players, games, seed, agents, on_game=on_game, workers=cores())
     if progress:
         print(file=sys.stderr)
     return figures

@@ -4,7 +4,12 @@ effect is found significant while what it does not touch is not; bad input exits
 from __future__ import annotations
 
 import json
+import shutil
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 from baobei.balance import Side, Study, as_json, run_study
 from baobei.cli import main
@@ -167,3 +172,31 @@ def test_bad_input_exits_2_with_what_was_expected(capsys, monkeypatch):
     for verb in (["balance", "fr", "de"], ["simulate"]):
         code, _, err = run(capsys, *verb, "--ray", "auto")
         assert code == 2 and "pip install 'baobei[cluster]'" in err
+
+
+def test_progress_shows_the_games_the_rate_and_the_time_left(capsys):
+    code, _, err = run(capsys, "balance", "fr", "de", "--games", "20", "--players", "2", "--seed", "1", "--progress")
+    assert code == 0 and "/40 games" in err and "games/s" in err and "left" in err
+
+
+def test_an_interrupted_command_keeps_its_games_and_the_same_command_resumes(tmp_path, capsys):
+    checkpoint = tmp_path / "study.json"
+    args = ["balance", "fr", "de", "--games", "1200", "--players", "2", "--seed", "6", "--checkpoint",
+            str(checkpoint), "--json"]
+    command = shutil.which("baobei", path=str(Path(sys.executable).parent)) or shutil.which("baobei")
+    process = subprocess.Popen([command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    played = 0
+    deadline = time.monotonic() + 120
+    while played < 300 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+        if checkpoint.exists():
+            played = json.loads(checkpoint.read_text(encoding="utf-8"))["played"]
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "the same command resumes the study" in err and "Traceback" not in err
+    kept = json.loads(checkpoint.read_text(encoding="utf-8"))
+    assert 300 <= kept["played"] < 1200 and not kept["finished"]
+    code, out, _ = run(capsys, *args)
+    resumed = json.loads(out)
+    assert code == 0 and resumed["played"] == 1200 and resumed["finished"]
