@@ -390,7 +390,6 @@ class Findings:
     finished: bool
     seconds: float = 0.0
     played_now: int = 0       # games per side played by this run (the rest came from the checkpoint)
-    sums: list = field(default_factory=list)
 
     @property
     def settled(self) -> bool:
@@ -421,7 +420,7 @@ def analyse(study: Study, state: Progressed, looks: int) -> Findings:
             row.verdict = "negligible"
         else:
             row.verdict = "not significant"
-    return Findings(study, rows, state.played, level, state.finished, sums=[a, b])
+    return Findings(study, rows, state.played, level, state.finished)
 
 
 def negligible(row: Row, margin: float, level: float) -> bool:
@@ -475,34 +474,26 @@ def interval(estimate, kind: str) -> tuple[float, float]:
     return (max(low, 0.0), min(high, 1.0)) if kind == "share" else (low, high)
 
 
+def bounds(low: float, high: float, kind: str, signed: bool = False) -> str:
+    """An interval as the table shows it: a rate's in points, a difference's with its sign."""
+    if kind == "share":
+        shown = "{:+.1f}" if signed else "{:.1f}"
+        return f"[{shown.format(low * 100)}, {shown.format(high * 100)}]"
+    shown = (lambda v: difference_text(v, kind)) if signed else (lambda v: number(v, kind))
+    return f"[{shown(low)}, {shown(high)}]"
+
+
 def cells(row: Row) -> list[str]:
-    kind = row.metric.kind
-    comparison = row.comparison
+    """The table's cells of a row: both sides and the difference."""
+    kind, comparison = row.metric.kind, row.comparison
     if kind == "distribution":
         sides = [f"{h.observations} obs." if h is not None and h.observations else "—" for h in (row.a, row.b)]
-        if comparison is None:
-            return sides + ["—"]
-        return sides + [f"F = {comparison.f:.2f}, {len(comparison.bins)} bins"]
-    sides = []
-    for estimate in (row.a, row.b):
-        if estimate is None:
-            sides.append("—")
-            continue
-        low, high = interval(estimate, kind)
-        if kind == "share":
-            sides.append(f"{number(estimate.value, kind)} [{low * 100:.1f}, {high * 100:.1f}]")
-        else:
-            sides.append(f"{number(estimate.value, kind)} [{number(low, kind)}, {number(high, kind)}]")
+        return sides + ([f"F = {comparison.f:.2f}, {len(comparison.bins)} bins"] if comparison else ["—"])
+    sides = [f"{number(e.value, kind)} {bounds(*interval(e, kind), kind)}" if e is not None else "—"
+             for e in (row.a, row.b)]
     if comparison is None:
         return sides + ["—"]
-    low, high = comparison.interval()
-    scale = 100 if kind == "share" else 1
-    text = difference_text(comparison.difference, kind)
-    if kind == "share":
-        text += f" [{low * scale:+.1f}, {high * scale:+.1f}]"
-    else:
-        text += f" [{difference_text(low, kind)}, {difference_text(high, kind)}]"
-    return sides + [text]
+    return sides + [f"{difference_text(comparison.difference, kind)} {bounds(*comparison.interval(), kind, True)}"]
 
 
 def sentence(row: Row, a: str, b: str) -> str:
@@ -575,10 +566,10 @@ def as_json(findings: Findings) -> dict:
             entry["sentence"] = sentence(row, study.a.label, study.b.label)
         rows.append(entry)
     return _finite({"a": study.a.label, "b": study.b.label, "games": study.games, "played": findings.played,
-            "finished": findings.finished, "stopped_early": findings.stopped_early, "players": study.players,
-            "agents": list(study.agents), "seed": study.seed, "alpha": study.alpha, "level": findings.level,
-            "looks": study.looks(), "margin": study.margin, "metrics": rows,
-            "seconds": round(findings.seconds, 2)})
+                    "finished": findings.finished, "stopped_early": findings.stopped_early,
+                    "players": study.players, "agents": list(study.agents), "seed": study.seed,
+                    "alpha": study.alpha, "level": findings.level, "looks": study.looks(), "margin": study.margin,
+                    "metrics": rows, "seconds": round(findings.seconds, 2)})
 
 
 def _finite(value):

@@ -132,7 +132,7 @@ def cmd_balance(args) -> int:
         raise ConfigError(f"--games {args.games}: a study needs at least 2 games per side")
     if not 0 < args.alpha < 1:
         raise ConfigError(f"--alpha {args.alpha}: a level between 0 and 1, e.g. 0.05")
-    a, b, rules = _balance_sides(args)
+    a, b, rules_read = _balance_sides(args)
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     if not args.json:
         print(f"seed {seed}")
@@ -147,7 +147,7 @@ def cmd_balance(args) -> int:
             print(f"the games played are kept in {checkpoint}: the same command resumes the study", file=sys.stderr)
         raise
     if args.json:
-        print(json.dumps({**as_json(findings), "rules": rules}, indent=1))
+        print(json.dumps({**as_json(findings), "rules": rules_read}, indent=1))
     else:
         print("\n".join(text_lines(findings)))
         rate = 2 * findings.played_now / findings.seconds if findings.seconds else 0.0

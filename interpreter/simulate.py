@@ -14,6 +14,11 @@ from .rules import Rules, RulesSource
 from .workers import in_order, remember, rules_for
 
 
+# the counts of Stats that batches add up
+COUNTS = ("games", "rounds", "turns", "moves", "bao_calls", "bao_cancelled", "bao_successes", "final_phase_rounds",
+          "tiebreak_rounds", "checked_moves", "round_trips", "first_player_wins")
+
+
 @dataclass
 class Stats:
     variant: str
@@ -92,10 +97,6 @@ class Stats:
               "; average final total: " + ", ".join(f"{k} {t / max(n, 1):.1f}"
                                                     for k, (t, n) in sorted(self.final_totals.items()))]
              if len(set(self.agents)) > 1 else [])
-
-
-COUNTS = ("games", "rounds", "turns", "moves", "bao_calls", "bao_cancelled", "bao_successes", "final_phase_rounds",
-          "tiebreak_rounds", "checked_moves", "round_trips", "first_player_wins")
 
 
 def game_seed(seed: int, index: int) -> int:
