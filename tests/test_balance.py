@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from baobei.balance import Side, Study, as_json, run_study
@@ -180,23 +179,24 @@ def test_progress_shows_the_games_the_rate_and_the_time_left(capsys):
 
 
 def test_an_interrupted_command_keeps_its_games_and_the_same_command_resumes(tmp_path, capsys):
+    """Ctrl-C once the first games are in (its progress line shows): exit 130, the checkpoint
+    holds what was played, and the same command finishes the study."""
     checkpoint = tmp_path / "study.json"
-    args = ["balance", "fr", "de", "--games", "1200", "--players", "2", "--seed", "6", "--checkpoint",
+    args = ["balance", "fr", "de", "--games", "400", "--players", "2", "--seed", "6", "--checkpoint",
             str(checkpoint), "--json"]
     command = shutil.which("baobei", path=str(Path(sys.executable).parent)) or shutil.which("baobei")
-    process = subprocess.Popen([command, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    played = 0
-    deadline = time.monotonic() + 120
-    while played < 300 and time.monotonic() < deadline and process.poll() is None:
-        time.sleep(0.2)
-        if checkpoint.exists():
-            played = json.loads(checkpoint.read_text(encoding="utf-8"))["played"]
+    process = subprocess.Popen([command, *args, "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    shown = b""
+    while b"games/s" not in shown:
+        chunk = process.stderr.read1(200)
+        assert chunk, f"the study ended before it showed progress: {shown!r}"
+        shown += chunk
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130, err
-    assert "the same command resumes the study" in err and "Traceback" not in err
+    assert b"the same command resumes the study" in err and b"Traceback" not in err
     kept = json.loads(checkpoint.read_text(encoding="utf-8"))
-    assert 300 <= kept["played"] < 1200 and not kept["finished"]
+    assert 10 <= kept["played"] < 400 and not kept["finished"]
     code, out, _ = run(capsys, *args)
     resumed = json.loads(out)
-    assert code == 0 and resumed["played"] == 1200 and resumed["finished"]
+    assert code == 0 and resumed["played"] == 400 and resumed["finished"]
