@@ -518,11 +518,24 @@ def sentence(row: Row, a: str, b: str) -> str:
             f"({number(row.b.value, metric.kind)} vs {number(row.a.value, metric.kind)}), {p}")
 
 
+def metrics_table(findings: Findings) -> tuple[list[str], list[list[str]]]:
+    """The metrics table: its header and one row of cells per metric."""
+    a, b = findings.study.a.label, findings.study.b.label
+    return (["metric", a, b, f"{b} - {a}", "p (Holm)", "verdict"],
+            [[row.metric.label] + cells(row) + [p_text(row.p_holm), row.verdict] for row in findings.rows])
+
+
+def notable(findings: Findings) -> list[str]:
+    """A sentence for each significant difference."""
+    study = findings.study
+    return [sentence(row, study.a.label, study.b.label) for row in findings.rows if row.verdict == "significant"]
+
+
 def text_lines(findings: Findings) -> list[str]:
     study = findings.study
     a, b = study.a.label, study.b.label
-    header = ["metric", a, b, f"{b} - {a}", "p (Holm)", "verdict"]
-    table = [header] + [[row.metric.label] + cells(row) + [p_text(row.p_holm), row.verdict] for row in findings.rows]
+    header, rows = metrics_table(findings)
+    table = [header] + rows
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
     lines = [f"balance {a} vs {b}: {findings.played} games each, {study.players} players, "
              f"agents {','.join(study.agents)}, seed {study.seed}"]
@@ -536,9 +549,9 @@ def text_lines(findings: Findings) -> list[str]:
                  f"metrics at level {findings.level:g}" +
                  (f" (alpha {study.alpha:g} split over {len(study.looks())} looks)" if study.until_significant else "") +
                  f"; negligible: within ±{study.margin:g} points (rates) or ±{study.margin:g}% (means)")
-    notable = [sentence(row, a, b) for row in findings.rows if row.verdict == "significant"]
-    lines.append("notable:" if notable else "notable: no significant difference")
-    lines += [f"  {line}" for line in notable]
+    sentences = notable(findings)
+    lines.append("notable:" if sentences else "notable: no significant difference")
+    lines += [f"  {line}" for line in sentences]
     return lines
 
 

@@ -220,16 +220,15 @@ def balance_plots(findings, out: Path) -> dict[str, str]:
 
 
 def balance_blocks(findings, images: dict) -> list:
-    from baobei.balance import cells, p_text, sentence
+    from baobei.balance import metrics_table, notable
     study = findings.study
-    a, b = study.a.label, study.b.label
-    rows = [[row.metric.label] + cells(row) + [p_text(row.p_holm), row.verdict] for row in findings.rows]
-    notable = [sentence(row, a, b) for row in findings.rows if row.verdict == "significant"]
     blocks = [("p", f"{findings.played} games per variant, {study.players} players, agents {','.join(study.agents)}, "
                     f"seed {study.seed}. 95% intervals; verdicts Holm-corrected over the metrics at level "
-                    f"{findings.level:g} (docs/balance.md). Larger studies: baobei balance {a} {b} --games N."),
-              ("table", ["metric", a, b, f"{b} - {a}", "p (Holm)", "verdict"], rows)]
-    blocks += [("p", line[0].upper() + line[1:] + ".") for line in notable] or [("p", "No significant difference.")]
+                    f"{findings.level:g} (docs/balance.md). Larger studies: baobei balance {study.a.label} "
+                    f"{study.b.label} --games N."),
+              ("table", *metrics_table(findings))]
+    sentences = notable(findings)
+    blocks += [("p", line[0].upper() + line[1:] + ".") for line in sentences] or [("p", "No significant difference.")]
     blocks += [("img", images[name], caption) for name, caption in BALANCE_IMAGES.items()]
     return blocks
 

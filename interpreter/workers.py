@@ -2,10 +2,10 @@
 
 A job is plain picklable data: the rules travel as their source (config paths and
 variant, interpreter/rules.py: RulesSource), never as compiled code, and each worker
-process loads them once and keeps them. Results are handed on in batch order whatever
-order they finish in, so what is merged from them does not depend on the number of
-workers; only a few batches per worker are in flight at a time, so memory stays flat
-however many games a study has.
+process loads them once and keeps them. Results are handed on as they come, in batch
+order (a batch that finishes early waits only for those before it), so what is merged from
+them does not depend on the number of workers, and memory stays flat however many games a
+study has.
 """
 from __future__ import annotations
 
