@@ -111,6 +111,9 @@ def _workers(args) -> int:
     """--workers N (default: every core); --ray needs Ray installed. Checked before any work."""
     from baobei.interpreter.workers import cores, ray_module
     if args.ray:
+        if args.workers is not None:
+            raise ConfigError("--workers counts this machine's processes, --ray plays on a cluster's CPUs: "
+                              "give one of them")
         ray_module()
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers {args.workers}: at least 1")

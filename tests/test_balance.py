@@ -60,12 +60,12 @@ def test_one_worker_and_two_print_the_same_figures(capsys):
     assert "in de, double offensive plucks are tried" in outputs[0]
 
 
-def test_a_ray_cluster_gives_the_figures_of_the_process_pool(ray_cluster, capsys):
+def test_a_ray_cluster_gives_the_figures_of_the_run_in_this_process(ray_cluster, capsys):
     args = ["balance", "fr", "de", "--games", "100", "--players", "4", "--seed", "3", "--json"]
-    pooled = run(capsys, *args, "--workers", "2")
+    here = run(capsys, *args, "--workers", "1")
     on_ray = run(capsys, *args, "--ray", "auto")
-    assert pooled[0] == on_ray[0] == 0
-    assert figures_json(pooled[1]) == figures_json(on_ray[1])
+    assert here[0] == on_ray[0] == 0
+    assert figures_json(here[1]) == figures_json(on_ray[1])
     assert ray_cluster.is_initialized()   # the study used the cluster it found and left it running
 
 
@@ -164,6 +164,7 @@ def test_bad_input_exits_2_with_what_was_expected(capsys, monkeypatch):
                         (["balance", "fr", "de", "--agents", "clever"], "unknown agent 'clever'"),
                         (["balance", "fr", "de", "--games", "1"], "at least 2 games"),
                         (["balance", "fr", "de", "--workers", "0"], "--workers 0: at least 1"),
+                        (["balance", "fr", "de", "--workers", "2", "--ray", "auto"], "give one of them"),
                         (["balance", "--old", "spec"], "--old DIR and --new DIR go together")):
         code, _, err = run(capsys, *args)
         assert code == 2 and words in err and "Traceback" not in err, (args, err)
