@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import time
 
 from baobei.balance import Side, Study, as_json, run_study
 from baobei.dsl.loader import load_config
 from baobei.interpreter.rules import load_rules
-from baobei.interpreter.workers import cores
+from baobei.interpreter.workers import cores, ray_init_options
 
 
 def timed(study: Study, **where) -> tuple[float, dict]:
@@ -49,7 +48,7 @@ def main() -> None:
     if not args.no_ray:
         import ray
         started = time.perf_counter()
-        ray.init(num_cpus=cores(), include_dashboard=False, logging_level=logging.ERROR)
+        ray.init(num_cpus=cores(), **ray_init_options())
         print(f"Ray started in {time.perf_counter() - started:.1f} s ({cores()} CPUs)")
         runs["Ray"] = timed(study, ray="auto")
         ray.shutdown()

@@ -88,14 +88,25 @@ def ray_module():
     return ray
 
 
+def ray_init_options() -> dict:
+    """How baobei starts or joins Ray (the tests' cluster too): quietly, without a dashboard,
+    and with an empty working folder. Without a working folder Ray puts the driving process's
+    current folder first on its workers' import path, and a source checkout's baobei/ folder,
+    which alone is not the package, would hide the installed package from them."""
+    import logging
+    import tempfile
+    from pathlib import Path
+    folder = Path(tempfile.gettempdir()) / "baobei-ray-working-folder"
+    folder.mkdir(exist_ok=True)
+    return {"logging_level": logging.ERROR, "include_dashboard": False, "runtime_env": {"working_dir": str(folder)}}
+
+
 def _connect(ray, address: str) -> bool:
     """Connect to the cluster (once per process); True when this call started Ray."""
     if ray.is_initialized():
         return False
-    import logging
     try:
-        ray.init(address=None if address == "auto" else address, logging_level=logging.ERROR,
-                 include_dashboard=False, configure_logging=True)
+        ray.init(address=None if address == "auto" else address, **ray_init_options())
     except (ConnectionError, ValueError, RuntimeError) as error:
         raise ConfigError(f"--ray {address}: no Ray cluster could be reached ({error})") from None
     return True

@@ -34,11 +34,12 @@ def edit(path: Path, old: str, new: str) -> None:
 
 @pytest.fixture(scope="session")
 def ray_cluster():
-    """One real local Ray cluster (2 CPUs) for the whole test run, shut down at its end. Ray is
-    installed wherever the tests run (pip install '.[test,cluster]'): no skipping."""
-    import logging
-
+    """One real local Ray cluster (2 CPUs) for the whole test run, shut down at its end, started
+    as baobei starts one. Ray is installed wherever the tests run (pip install '.[test,cluster]'):
+    no skipping."""
     import ray
-    ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.ERROR)
+
+    from baobei.interpreter.workers import ray_init_options
+    ray.init(num_cpus=2, **ray_init_options())
     yield ray
     ray.shutdown()
