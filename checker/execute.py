@@ -106,6 +106,7 @@ def derived(s: Situation, **changes) -> Situation:
     copy = object.__new__(Situation)
     copy.__dict__.update(s.__dict__)
     copy._reads = {}
+    copy.__dict__.pop("_translator", None)     # a translator reads the situation it was made for
     copy.__dict__.update(changes)
     return copy
 
@@ -471,6 +472,11 @@ class Executor:
         return [(frames + (frame,), stop.state, list(stop.path))]
 
     # -- the primitives ---------------------------------------------------------------------------
+    def within_bounds(self, path: list, inside):
+        """A layout grows beyond the bounds' slots: that run leaves the tables reasoned about (the
+        proofs hold for every run that stays within the bounds, as the report says)."""
+        return self.branch(path, inside)
+
     def require(self, path: list, holds, what: str, stmt) -> None:
         simple = z3.simplify(holds)
         if not z3.is_true(simple):
@@ -572,7 +578,9 @@ class Executor:
             ref = self.reference(state, card, step.into[1], z3.IntVal(NONE))
             return frames, derived(state, ints=ints, top=card, ref=ref), path
         player = step.into[1]
-        self.require(path, state.ns[player] < self.bounds.slots, f"deal: at most {self.bounds.slots} slots", step)
+        path = self.within_bounds(path, state.ns[player] < self.bounds.slots)
+        if path is None:
+            return frames, state, [z3.BoolVal(False)]
         slot = SlotV(z3.IntVal(player), state.ns[player] + 1)
         ns = list(state.ns)
         ns[player] = state.ns[player] + 1
@@ -634,8 +642,9 @@ class Executor:
         free, new = self.free(state, slot)
         self.require(path, z3.And(state.hc >= 1, free),
                      f"place held into {_text(stmt.slot)}: a card is held and the slot is free", stmt)
-        self.require(path, z3.Implies(new, state.slot_count(slot.p) < self.bounds.slots),
-                     f"place held into {_text(stmt.slot)}: within {self.bounds.slots} slots", stmt)
+        path = self.within_bounds(path, z3.Implies(new, state.slot_count(slot.p) < self.bounds.slots))
+        if path is None:
+            return []
         ns = self.grown(state, slot, new)
         grown = derived(state, ns=ns)
         card = state.held[0]
@@ -672,6 +681,9 @@ class Executor:
         free, new = self.free(state, b)
         self.require(path, card != NONE, f"move {_text(stmt.source)} to {_text(stmt.dest)}: a card to move", stmt)
         self.require(path, free, f"move {_text(stmt.source)} to {_text(stmt.dest)}: the destination is free", stmt)
+        path = self.within_bounds(path, z3.Implies(new, state.slot_count(b.p) < self.bounds.slots))
+        if path is None:
+            return []
         emptied = derived(state, **self.cleared(state, a))
         grown = derived(emptied, ns=self.grown(emptied, b, new))
         cells = self.marked(grown, b, frame.ctx)
@@ -695,11 +707,12 @@ class Executor:
         return [(frames, derived(state, ref=RefV(ref.card, ref.how, ref.by, z3.BoolVal(False))), path)]
 
     def s_Shuffle(self, stmt, frames, frame, state, path):
+        """The discard but its top card, and the cards under it, become the pile."""
         ints = dict(state.ints)
-        ints["deck_size"] = state.ints["deck_size"] + state.ints["discard_size"] - 1 + state.ints["under_size"]
-        ints["discard_size"] = z3.IntVal(1)
+        discard = state.ints["discard_size"]
+        ints["deck_size"] = state.ints["deck_size"] + z3.If(discard >= 1, discard - 1, 0) + state.ints["under_size"]
+        ints["discard_size"] = z3.If(discard >= 1, 1, 0)
         ints["under_size"] = z3.IntVal(0)
-        self.require(path, state.ints["discard_size"] >= 1, "shuffle: the discard has its top", stmt)
         return [(frames, derived(state, ints=ints), path)]
 
 

@@ -174,6 +174,7 @@ class Graph:
     """The decisions from one start to the next cut point or the end of the round."""
 
     start: str
+    start_state: Situation = None
     decisions: dict = field(default_factory=dict)      # key -> Decision, in order
     ends: dict = field(default_factory=dict)           # "cut" / "over" -> (reach, merged stop)
     obligations: list = field(default_factory=list)    # (condition, Obligation)
@@ -238,7 +239,7 @@ class Turns:
     def graph(self, name: str, frames: tuple, state: Situation, constraints: list) -> Graph:
         """The decisions from this start: `constraints` say which starts can be (they prune the
         runs that cannot happen; what the graph then proves assumes them)."""
-        graph = Graph(name)
+        graph = Graph(name, state)
         self.base = list(constraints)
         reach = z3.BoolVal(True)
         first_stops = self.runs(graph, reach, frames, state, [])
@@ -411,3 +412,180 @@ def _topological(starts: set, edges: dict) -> list:
     for key in sorted(starts, key=str):
         visit(key)
     return list(reversed(order))
+
+
+# ---- what holds at the cut point, and every obligation ------------------------------------------
+
+@dataclass
+class Fact:
+    """A candidate fact about a state at the cut point (or an invariant of the spec)."""
+
+    name: str
+    holds: object            # (state) -> Z3 term
+    invariant: object = None  # the spec's InvariantDecl, when it is one
+
+
+def candidate_facts(spec, executor: Executor) -> list[Fact]:
+    """The spec's invariants, and simple facts about each variable and about the machinery's
+    table, from which Houdini keeps those that are inductive at the cut point."""
+    from .translate import Translator
+    facts = [Fact(f"invariant {inv.name}", lambda s, e=inv.expr: Translator(spec, s).expr(e), inv)
+             for inv in spec.invariants.values()]
+    hows = list(spec.enums[schema.HOW_ENUM].values)
+    for name, decl in spec.vars.items():
+        kind = decl.type.name
+        if kind == "bool":
+            facts += [Fact(f"{name}", lambda s, n=name: s.vars[n]),
+                      Fact(f"not {name}", lambda s, n=name: z3.Not(s.vars[n]))]
+        elif kind == "int":
+            facts += [Fact(f"{name} == 0", lambda s, n=name: s.vars[n] == 0),
+                      Fact(f"{name} >= 0", lambda s, n=name: s.vars[n] >= 0)]
+        elif kind == "slot":
+            facts.append(Fact(f"{name} == none", lambda s, n=name: s.vars[n].p == NONE))
+        elif kind == "reference":
+            facts.append(Fact(f"{name} == none", lambda s, n=name: s.vars[n].how == NONE))
+            facts.append(Fact(f"{name} is the reference", lambda s, n=name: z3.And(
+                s.vars[n].card == s.ref.card, s.vars[n].how == s.ref.how, s.vars[n].by == s.ref.by)))
+        elif kind != "list":
+            facts += [Fact(f"{name} == none", lambda s, n=name: s.vars[n] == NONE)]
+            if kind == "player":
+                facts += [Fact(f"{name} != none", lambda s, n=name: s.vars[n] != NONE),
+                          Fact(f"{name} == active", lambda s, n=name: s.vars[n] == s.active)]
+    facts += [Fact("nothing held", lambda s: s.hc == 0),
+              Fact("the reference is closed", lambda s: z3.Not(s.ref.open)),
+              Fact("no change in the running action", lambda s: z3.Not(z3.Or(s.changed))),
+              Fact("the reference has no card without how", lambda s: z3.Implies(s.ref.how == NONE, s.ref.card == NONE))]
+    discarded = [i for i, how in enumerate(hows) if how not in ("drawn", "shown")]
+    facts.append(Fact("a discarded reference is the visible card", lambda s: z3.Implies(
+        z3.Or([s.ref.how == i for i in discarded]), s.ref.card == s.top)))
+    for i, how in enumerate(hows):
+        facts.append(Fact(f"the reference is not {how}", lambda s, i=i: s.ref.how != i))
+    return facts
+
+
+class Prover:
+    """Houdini at the cut point, then every obligation of the setup and of a turn."""
+
+    def __init__(self, turns: Turns, solve, invariants):
+        self.turns = turns
+        self.solve = solve                  # (assertions, what) -> (status, model): reports unknowns
+        self.invariants = invariants
+
+    def state_terms(self, state: Situation, ctx: Ctx | None):
+        return in_context(state, ctx) if ctx is not None else state
+
+    def invariant_terms(self, state: Situation, ctx: Ctx | None) -> list:
+        from .translate import Translator
+        tr = Translator(self.turns.spec, self.state_terms(state, ctx or empty_ctx()))
+        return [tr.expr(inv.expr) for inv in self.invariants]
+
+    # -- the cut point: Houdini ------------------------------------------------------------------
+    def houdini(self, graphs: list, facts: list[Fact]) -> list[Fact]:
+        """The largest subset of the facts that holds at every cut point reached: after the setup
+        (from any round start), and after a turn that started from a state where they all held."""
+        active = list(facts)
+        changed = True
+        while changed:
+            changed = False
+            for graph, constraints, assumes_facts in graphs:
+                if "cut" not in graph.ends or not active:
+                    continue
+                reach, cut = graph.ends["cut"]
+                start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
+                while active:
+                    goal = z3.And([f.holds(cut.state) for f in active])
+                    status, model = self.solve(constraints + start + [reach, z3.Not(goal)],
+                                               f"what holds at the start of a turn ({graph.start})", False)
+                    if status == "unsat":
+                        break
+                    if status != "sat":       # undecided: nothing is kept that was not proved
+                        active = []
+                        break
+                    kept = [f for f in active if z3.is_true(model.eval(f.holds(cut.state), model_completion=True))]
+                    if len(kept) == len(active):   # pragma: no cover - the model breaks the goal
+                        kept = []
+                    active, changed = kept, True
+                    start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
+        return active
+
+    # -- obligations ----------------------------------------------------------------------------------
+    def obligations(self, graph: Graph, constraints: list, facts: list[Fact]) -> list["Failure"]:
+        """Every invariant at every decision of the graph and at the end of the round, every
+        primitive's precondition on its path: what does not hold, with a model."""
+        start = constraints + [f.holds(graph.start_state) for f in facts]
+        failures = []
+        places = [(d.stop.where, d.waits, d.stop.state, d.stop.ctx, d) for d in graph.decisions.values()]
+        if "over" in graph.ends:
+            reach, over = graph.ends["over"]
+            places.append(("the end of the round", reach, over.state, None, None))
+        places += [(f"{after.where} (after a move allowed at any time)", cond, after.state, after.ctx, None)
+                   for cond, after in graph.anytime]
+        for where, reach, state, ctx, decision in places:
+            terms = self.invariant_terms(state, ctx)
+            pending = list(range(len(terms)))
+            while pending:
+                goal = z3.And([terms[i] for i in pending])
+                status, model = self.solve(start + [reach, z3.Not(goal)], f"invariants at {where}", True)
+                if status != "sat":
+                    if status == "unknown":
+                        failures += [Failure(self.invariants[i], where, None, graph, "unknown") for i in pending]
+                    break
+                broken = [i for i in pending if not z3.is_true(model.eval(terms[i], model_completion=True))]
+                failures += [Failure(self.invariants[i], where, model, graph, "fails", decision) for i in broken]
+                pending = [i for i in pending if i not in broken]
+        for cond, obligation in graph.obligations:
+            path = z3.And([cond] + obligation.path)
+            status, model = self.solve(start + [path, z3.Not(obligation.holds)],
+                                       f"{obligation.where}: {obligation.what}", True)
+            if status != "unsat":
+                failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
+                                        "fails", what=obligation.what))
+        return failures
+
+
+@dataclass
+class Failure:
+    """An invariant (or a primitive's precondition) that does not hold somewhere, or could not be
+    decided there."""
+
+    invariant: object
+    where: str
+    model: object
+    graph: Graph
+    status: str                     # fails, unknown
+    decision: Decision | None = None
+    what: str = ""
+
+    def moves(self) -> list[str]:
+        """The moves that lead there in the model: the kind chosen at each decision on the way."""
+        if self.model is None:
+            return []
+        found = []
+        for decision in self.graph.decisions.values():
+            for kind, cond, move in decision.moves:
+                if z3.is_true(self.model.eval(cond, model_completion=True)):
+                    found.append(f"{kind} at {decision.stop.where}")
+        return found
+
+
+def prove_invariants(spec, edition, bounds, solve) -> tuple[list[str], list[Failure]]:
+    """(the invariants proved at every table size, the failures): the setup and a turn at each
+    number of players within the bounds, every round start (tie-break or not)."""
+    invariants = list(spec.invariants.values())
+    failures: list[Failure] = []
+    for players in range(2, bounds.players + 1):
+        turns = Turns(spec, edition, bounds, players)
+        starts = [turns.round_start(tiebreak) for tiebreak in (False, True)]
+        setups = [(turns.graph(f"the setup{' of a tie-break round' if tb else ''} ({players} players)", f, s, c), c)
+                  for tb, (f, s, c) in zip((False, True), starts)]
+        cut = next(graph.ends["cut"][1] for graph, _ in setups if "cut" in graph.ends)
+        frames, state, constraints = turns.cut_start(cut)
+        turn = turns.graph(f"a turn ({players} players)", frames, state, constraints)
+        prover = Prover(turns, solve, invariants)
+        facts = prover.houdini([(g, c, False) for g, c in setups] + [(turn, constraints, True)],
+                               candidate_facts(spec, turns.executor))
+        for graph, c in setups:
+            failures += prover.obligations(graph, c, [])
+        failures += prover.obligations(turn, constraints, facts)
+    failed = {f.invariant.name for f in failures if f.invariant is not None}
+    return [inv.name for inv in invariants if inv.name not in failed], failures
