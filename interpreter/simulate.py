@@ -93,7 +93,7 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
     started = time.perf_counter()
     last_report = started
     for index in range(games):
-        hooks = [_checking(rules, stats) if check else _counting(stats)]
+        hooks = [_checking(rules, stats)] if check else []
         on_round_start = None
         if record is not None:
             recorder = Recorder(rules, game_seed(seed, index), agents)
@@ -103,7 +103,7 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
         def on_move(rnd, move, _hooks=tuple(hooks)):
             for hook in _hooks:
                 hook(rnd, move)
-        played = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move,
+        played = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move if hooks else None,
                            on_round_start=on_round_start, trusted=not check)
         _count(stats, played)
         if record is not None:
@@ -121,17 +121,10 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
     return stats
 
 
-def _counting(stats: Stats):
-    def on_move(rnd, move):
-        stats.moves += 1
-    return on_move
-
-
 def _checking(rules: Rules, stats: Stats):
     state = {"round": None, "watch": None}
 
     def on_move(rnd, move):
-        stats.moves += 1
         if state["round"] is not rnd:
             state["round"] = rnd
             state["watch"] = Watch(rnd, rules, rules.edition.size)
@@ -148,6 +141,7 @@ def _count(stats: Stats, record: GameRecord) -> None:
     stats.rounds += len(record.rounds)
     for rnd in record.rounds:
         stats.turns += rnd.turns
+        stats.moves += rnd.moves
         if rnd.bao_called is not None:
             stats.bao_calls += 1
             stats.bao_cancelled += rnd.bao is None
