@@ -8,7 +8,6 @@ from pathlib import Path
 
 from . import ast
 from .errors import ConfigError, Loc, SpecLayerError
-from .parser import parse_file
 
 SPEC_SUFFIX = ".bao"
 
@@ -50,6 +49,7 @@ def layer_files(spec_dir: Path, layer: str, config_dir: Path | None = None) -> l
 
 
 def load_layers(spec_dir: Path, layers: list[str], config_dir: Path | None = None) -> Layered:
+    from .parser import parse_file     # the grammar is built only when a spec is read
     merged = Layered(list(layers))
     for layer in layers:
         for path in layer_files(spec_dir, layer, config_dir):

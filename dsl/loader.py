@@ -13,7 +13,6 @@ from .edition import Edition, load_edition
 from .errors import ConfigError, Loc, SpecTypeError, shown_path
 from .layers import SPEC_SUFFIX, layer_files, load_layers
 from .model import Spec
-from .resolve import resolve
 from .yamlfile import read_yaml
 
 CONFIG_NAME = "baobei.yaml"
@@ -223,6 +222,7 @@ def _cached_spec(config: Config, layers: list[str], files: tuple) -> Spec:
                 return spec
         except Exception:  # noqa: BLE001 - a damaged entry is made again
             pass
+    from .resolve import resolve      # read back from the cache, a spec needs no resolving
     layered = load_layers(config.spec_dir, layers, config.config_dir)
     try:
         spec = resolve(layered, config.spec_dir)
@@ -254,5 +254,24 @@ def load_edition_for(config: Config, spec: Spec) -> Edition:
     path = config.edition_path()
     key = (str(path.resolve()), id(spec), _fingerprint([path]))
     if key not in _EDITIONS:
-        _EDITIONS[key] = load_edition(path, spec)
+        _EDITIONS[key] = _cached_edition(path, spec, key)
     return _EDITIONS[key]
+
+
+def _cached_edition(path: Path, spec: Spec, key: tuple) -> Edition:
+    """The edition as read before for the same spec from the same file, else read now (reading its
+    YAML with positions takes longer than the rest of loading rules from the cache)."""
+    if not spec.key:
+        return load_edition(path, spec)
+    name = f"edition-{cache.digest(_dsl_version(), spec.key, repr(key[0]), repr(key[2]))}.pickle"
+    data = cache.read(name)
+    if data is not None:
+        try:
+            edition = pickle.loads(data)
+            if isinstance(edition, Edition):
+                return edition
+        except Exception:  # noqa: BLE001 - a damaged entry is made again
+            pass
+    edition = load_edition(path, spec)
+    cache.write(name, pickle.dumps(edition, protocol=pickle.HIGHEST_PROTOCOL))
+    return edition

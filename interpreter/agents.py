@@ -49,15 +49,22 @@ class RandomAgent(Agent):
                 return Move(player, "bao")
         # a kind at random, then one of its forms at random, until one has a legal move: uniform
         # over the kinds that have one, then over their forms that have one, then over the moves
+        sample = ask.sample
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else rng.choice(kinds)
-            forms = list(SHAPES[kind].counts)
-            while forms:
-                arity = forms[0] if len(forms) == 1 else rng.choice(forms)
-                move = ask.sample(player, kind, arity, rng)
+            forms = SHAPES[kind].counts
+            if len(forms) == 1:
+                move = sample(player, kind, forms[0], rng)
                 if move is not None:
                     return move
-                forms.remove(arity)
+            else:
+                forms = list(forms)
+                while forms:
+                    arity = forms[0] if len(forms) == 1 else rng.choice(forms)
+                    move = sample(player, kind, arity, rng)
+                    if move is not None:
+                        return move
+                    forms.remove(arity)
             kinds.remove(kind)
         return None
 

@@ -29,6 +29,7 @@ class Round(State, Judge):
         opening_player choose it, reading `lot`, the index the machinery drew at random."""
         super().__init__(player_names, rng, program.kinds, program.var_names, program.player_var_names)
         self.program = program
+        self.anytime = program.anytime
         self.threshold = threshold
         self.edition_deal = edition_deal
         self.tiebreak = tiebreak
@@ -125,10 +126,9 @@ class Round(State, Judge):
         self.shown = []
         self.history.append(move)
         kind = move.kind
-        ask = self.pending
-        if kind in self.program.anytime and not (ask is not None and kind in ask.site.kinds):
+        if kind in self.anytime and not (self.pending is not None and kind in self.pending.site.kinds):
             function, _ = self.program.handlers[kind]
-            function(self, self.context(move, ask))     # never asks (generate.py makes sure)
+            function(self, self.context(move, self.pending))     # never asks (generate.py makes sure)
             return
         self._resume(move)
 

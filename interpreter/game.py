@@ -90,9 +90,9 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
     gets it."""
     ask = rnd.pending
     clauses = ask.clauses
-    if len(clauses) == 1 and clauses[0][0] is not None:
-        actor = clauses[0][0]
-        return agents[actor.name].choose(rnd, actor, may_decline=False)
+    actor = clauses[0][0]
+    if actor is not None and len(clauses) == 1:
+        return agents[actor.name].choose(rnd, actor, False)
     actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]

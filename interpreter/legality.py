@@ -140,6 +140,14 @@ class Ask:
         return found
 
     def any_legal(self) -> bool:
+        clauses = self.clauses
+        asker = clauses[0][0]
+        if asker is not None and len(clauses) == 1:     # one player asked: the site's kinds are its
+            legal = self.legal
+            for kind, arity in self.site.checks:
+                if legal(asker, kind, arity):
+                    return True
+            return False
         players = self.round.players
         for kind, arity in self.site.checks:
             for asker, kinds in self.clauses:

@@ -10,13 +10,14 @@ cache folder means the module is compiled in memory.
 from __future__ import annotations
 
 import importlib.util
+import marshal
+import sys
 import types
 from pathlib import Path
 
 from baobei.dsl import ast, cache
 from baobei.dsl.model import Spec
 
-from .expressions import Compiler, Env, context_of
 
 HERE = Path(__file__).parent
 GENERATOR = [HERE / name for name in ("expressions.py", "enumerate.py", "generate.py", "moves.py")]
@@ -73,6 +74,7 @@ class Program:
     def lambda_(self, expr: ast.Expr):
         """A function (S, C, L) -> value of any expression of the spec on a round, in a move's
         context (C), with the names L gives for locals (invariants, witness search, why)."""
+        from .expressions import Compiler, Env, context_of
         compiler = Compiler(self.spec, {role: fn.__name__ for role, fn in self.fires})
         names = {}
         for node in ast.walk(expr):
@@ -115,32 +117,44 @@ def program_of(spec: Spec) -> Program:
 
 
 def load_module(spec: Spec, key: str) -> types.ModuleType:
-    from .generate import generate
-    name = f"rules-{key}.py"
-    if key:
-        module = _import(cache.folder() / name, key)
-        if module is not None:
-            return module
-    source = generate(spec, key)
-    if key:
-        path = cache.write(name, source.encode("utf-8"))
-        if path is not None:
-            module = _import(path, key)
-            if module is not None:
-                return module
-    module = types.ModuleType(f"baobei_rules_{key or 'memory'}")
-    exec(compile(source, f"<rules of {', '.join(spec.layers)}>", "exec"), module.__dict__)
-    return module
+    """The spec's module: its compiled code from the cache folder, else generated (and kept there,
+    the source beside its compiled code, so that a reader can open it and tracebacks show it)."""
+    if not key:
+        return _module(compile(_generate(spec, key), "<rules in memory>", "exec"), key)
+    source_name = f"rules-{key}.py"
+    code_name = f"rules-{key}.{sys.implementation.cache_tag}.code"
+    module = _cached(code_name, key)
+    if module is not None:
+        return module
+    source = _generate(spec, key)
+    path = cache.write(source_name, source.encode("utf-8"))
+    code = compile(source, str(path) if path is not None else f"<rules {key}>", "exec")
+    if path is not None:
+        cache.write(code_name, importlib.util.MAGIC_NUMBER + marshal.dumps(code))
+    return _module(code, key)
 
 
-def _import(path: Path, key: str) -> types.ModuleType | None:
-    """The cached module, if it is there, imports, and is the module of this key."""
-    if not path.is_file():
+def _generate(spec: Spec, key: str) -> str:
+    from .generate import generate     # the generator is imported only when there is something to write
+    return generate(spec, key)
+
+
+def _cached(name: str, key: str) -> types.ModuleType | None:
+    """The module of this key from its cached compiled code, if that is there, is this Python's and
+    runs, and the module says it is of this key; else None (and it is made again)."""
+    data = cache.read(name)
+    magic = importlib.util.MAGIC_NUMBER
+    if data is None or not data.startswith(magic):
         return None
     try:
-        found = importlib.util.spec_from_file_location(f"baobei_rules_{key}", path)
-        module = importlib.util.module_from_spec(found)
-        found.loader.exec_module(module)
+        module = _module(marshal.loads(data[len(magic):]), key)
     except Exception:  # noqa: BLE001 - a damaged entry is written again
         return None
     return module if getattr(module, "KEY", None) == key else None
+
+
+def _module(code, key: str) -> types.ModuleType:
+    module = types.ModuleType(f"baobei_rules_{key or 'memory'}")
+    module.__file__ = code.co_filename
+    exec(code, module.__dict__)
+    return module
