@@ -9,6 +9,7 @@ in_tiebreak).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from baobei.dsl.errors import RuleRuntimeError
@@ -44,6 +45,7 @@ class GameRecord:
     totals: dict[str, int] = field(default_factory=dict)
     winner: str | None = None
     agents: dict[str, str] = field(default_factory=dict)   # player -> the agent playing the seat
+    deal_seconds: float = 0.0       # time spent making rounds ready to play (shuffle, deal, setup)
 
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
@@ -148,7 +150,9 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     lot = rng.randrange(len(playing))
     tiebreak = False
     for _ in range(MAX_ROUNDS):
+        started = time.perf_counter()
         rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak)
+        record.deal_seconds += time.perf_counter() - started
         for agent in agents.values():
             agent.new_round(rnd)
         if on_round_start is not None:

@@ -25,6 +25,7 @@ class Stats:
     turns: int = 0
     moves: int = 0
     seconds: float = 0.0
+    deal_seconds: float = 0.0    # of seconds, making rounds ready to play (shuffle, deal, setup up to the peeks)
     bao_calls: int = 0
     bao_cancelled: int = 0       # calls a later final phase made void (they are not scored)
     bao_successes: int = 0
@@ -151,6 +152,7 @@ def _checking(rules: Rules, stats: Stats):
 
 def _count(stats: Stats, record: GameRecord) -> None:
     stats.games += 1
+    stats.deal_seconds += record.deal_seconds
     stats.rounds += len(record.rounds)
     for rnd in record.rounds:
         stats.turns += rnd.turns
