@@ -8,7 +8,7 @@ from __future__ import annotations
 from baobei.dsl.schema import DECLINE_KINDS
 
 from .engine import Round
-from .moves import SHAPES, Move
+from .moves import Move
 from .state import Rng
 
 
@@ -49,22 +49,22 @@ class RandomAgent(Agent):
                 return Move(player, "bao")
         # a kind at random, then one of its forms at random, until one has a legal move: uniform
         # over the kinds that have one, then over their forms that have one, then over the moves
-        sample = ask.sample
+        sample, site_forms = ask.sample_form, ask.site.forms
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else rng.choice(kinds)
-            forms = SHAPES[kind].counts
+            forms = site_forms[kind]
             if len(forms) == 1:
-                move = sample(player, kind, forms[0], rng)
+                move = sample(player, forms[0], rng)
                 if move is not None:
                     return move
             else:
                 forms = list(forms)
                 while forms:
-                    arity = forms[0] if len(forms) == 1 else rng.choice(forms)
-                    move = sample(player, kind, arity, rng)
+                    form = forms[0] if len(forms) == 1 else rng.choice(forms)
+                    move = sample(player, form, rng)
                     if move is not None:
                         return move
-                    forms.remove(arity)
+                    forms.remove(form)
             kinds.remove(kind)
         return None
 

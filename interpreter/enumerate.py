@@ -320,6 +320,14 @@ class Staged:
         return 0
 
     # -- the functions -----------------------------------------------------------------------------
+    def always_legal(self, kind: str, power: str | None) -> bool:
+        """Whether a move of this kind with no argument is legal whatever the state (a rule that
+        allows it with no condition, and no rule before it)."""
+        if 0 not in SHAPES[kind].counts:
+            return False
+        pseudo = self.pseudo_rules(kind, 0, 0, power)
+        return bool(pseudo) and pseudo[0].allow and not any(pseudo[0].stages)
+
     def site_forms(self, site: str, kind: str, power: str | None, label: str) -> tuple[list[str], str]:
         """Source lines of one kind's functions at one site, and its table: for each number of
         arguments, (arity, X: whether a legal move exists, E: every legal argument tuple,
@@ -435,23 +443,25 @@ class Staged:
 
     def _staged(self, name: str, pseudo: list[Pseudo], depth: int, sources: tuple[str, ...], env: Env,
                 doc: str, find_all: bool) -> list[str]:
-        """E (find_all: a generator of every legal argument tuple) or X (whether there is one)."""
+        """E (find_all: the list of every legal argument tuple) or X (whether there is one)."""
         self.compiler.reset()
         what = "every legal argument tuple" if find_all else "whether one is legal"
         out = [f"def {name}(S, C, actor, ask):", f'    """{doc}: {what}"""']
         if not any(rule.allow for rule in pseudo):
-            return out + ["    return iter(())" if find_all else "    return False", ""]
+            return out + ["    return []" if find_all else "    return False", ""]
         flags = ["True"] * len(pseudo)
         alive = list(range(len(pseudo)))
         prefix = "    "
         args = "(a,)" if depth == 1 else "(a, b)"
-        found = [f"yield {args}", "continue"] if find_all else ["return True"]
+        found = [f"legal.append({args})", "continue"] if find_all else ["return True"]
+        if find_all:
+            out.append("    legal = []")
         if any("entries" in self._loops(p, sources)[0] for p in range(len(sources))):
             out.append("    entries = ask.slot_entries()")
         if "own+new" in sources:
             out.append("    size = len(actor.layout)")
         for stage in range(depth + 1):
-            skip = "continue" if stage else ("return" if find_all else "return False")
+            skip = "continue" if stage else ("return legal" if find_all else "return False")
             body: list[str] = []
             allows = [i for i in alive if pseudo[i].allow]
             before = [flags[i] for i in allows]
@@ -495,8 +505,7 @@ class Staged:
                 if stage == 1:
                     out.append(f"{prefix}if b is a:")
                     out.append(f"{prefix}    continue")
-        if not find_all:
-            out.append("    return False")
+        out.append("    return legal" if find_all else "    return False")
         return out + [""]
 
     def _flag(self, index: int, stage: int, flag: str, rule: Pseudo, env: Env, body: list[str]) -> str:

@@ -60,9 +60,10 @@ class Env:
         return replace(self, names={**self.names, name: view})
 
 
-def context_of(ctx: str) -> dict[str, View]:
-    """The move context read from a Ctx object named `ctx` (a handler, a procedure, lambda_)."""
-    slot = dict(none=True, new=True)
+def context_of(ctx: str, new_slot: bool = True) -> dict[str, View]:
+    """The move context read from a Ctx object named `ctx` (a handler, a procedure, lambda_);
+    `new_slot`: whether its targets may be a layout's next new slot (the move's kind says)."""
+    slot = dict(none=True, new=new_slot)
     return {"actor": View(f"{ctx}.actor"), "user": View(f"{ctx}.user"), "power": View(f"{ctx}.power"),
             "chosen": View(f"{ctx}.chosen"), "target": View(f"{ctx}.target", **slot),
             "second": View(f"{ctx}.second", **slot), "targets": View(f"{ctx}.targets", none=False)}
@@ -206,8 +207,13 @@ class Compiler:
         """The Card object in a slot, or None."""
         if slot.card is not None:
             return View(slot.card)
-        if slot.none or slot.new:
+        if slot.new:
             return View(f"slot_card({slot.code})")
+        if slot.none:     # an existing slot, or none
+            name = self.fresh()
+            if _simple(slot.code):
+                return View(f"({slot.code}[0].layout[{slot.code}[1] - 1] if {slot.code} is not None else None)")
+            return View(f"({name}[0].layout[{name}[1] - 1] if ({name} := {slot.code}) is not None else None)")
         code = slot.code if _simple(slot.code) else None
         if code is None:
             name = self.fresh()

@@ -18,7 +18,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .engine import Ctx, Round
 from .moves import Move
 from .rules import Rules
-from .state import Rng
+from .state import EMPTY_CTX, Rng
 
 MAX_ROUNDS = 10_000
 MAX_MOVES_PER_ROUND = 20_000
@@ -112,14 +112,11 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
 
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
-    priority = rnd.program.define("priority")
-    C = Ctx()
     if any(asker is None for asker, _ in ask.clauses):
-        asked = list(rnd.players)
+        asked = rnd.players
     else:
         asked = [p for p in rnd.players if any(asker is p for asker, _ in ask.clauses)]
-    ranked = sorted([(priority(rnd, C, p), p.index) for p in asked])
-    return [rnd.players[index] for _, index in ranked]
+    return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 
 def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True) -> int:
@@ -127,7 +124,12 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     move is not judged a second time; `trusted=False` judges every move again."""
     moves = 0
     while rnd.pending is not None:
-        move = decide(rnd, agents, rng)
+        clauses = rnd.pending.clauses
+        actor = clauses[0][0]
+        if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
+            move = agents[actor.name].choose(rnd, actor, False)
+        else:
+            move = decide(rnd, agents, rng)
         rnd.apply(move, trusted)
         moves += 1
         if on_move is not None:

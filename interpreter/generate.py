@@ -21,6 +21,7 @@ from baobei.dsl.schema import MOVE_KINDS
 
 from .enumerate import Staged
 from .expressions import Compiler, Env, View, context_of, indent
+from .moves import SHAPES
 
 HOOKS = ("recycle", "action_end")   # procedures the machinery runs in the middle of an action
 
@@ -106,6 +107,7 @@ class ModuleWriter:
         code = self.procedures()
         out += code
         out += self.site_functions()
+        out += self.priority_order()
         out += self.table_lines()
         return "\n".join(out) + "\n"
 
@@ -237,14 +239,16 @@ class ModuleWriter:
             out += self._body(f"proc_{name}(S, C{params})", decl, ("procedure", name), f"procedure {name}",
                               self._params(decl.params, "l_"), None)
         for kind, decl in self.spec.handlers.items():
-            out += self._body(f"on_{kind}(S, C)", decl, ("on", kind), f"on {kind}", {}, None)
+            out += self._body(f"on_{kind}(S, C)", decl, ("on", kind), f"on {kind}", {}, None,
+                              new_slot=SHAPES[kind].new_slot)
         for name, decl in self.spec.powers.items():
             out += self._body(f"power_{name}(S, C)", decl, ("power", name), f"power {name}", {}, name)
         return out
 
-    def _body(self, signature: str, decl, key, where: str, names: dict, power: str | None) -> list[str]:
+    def _body(self, signature: str, decl, key, where: str, names: dict, power: str | None,
+              new_slot: bool = True) -> list[str]:
         self.compiler.reset()
-        env = Env(names=names, context=context_of("C"))
+        env = Env(names=names, context=context_of("C", new_slot))
         lines = self.block(decl.body, env, where, power)
         kind = "waits for moves (a generator)" if key in self.asking else "runs to its end"
         return self._function(signature, f"{where} ({decl.loc}): {kind}", lines)
@@ -335,8 +339,9 @@ class ModuleWriter:
         domain = self.compiler.value(stmt.domain, env, lines)
         elem = stmt.domain.type.elem.name
         name = f"l_{stmt.var}"
-        if elem == "slot":
-            view = View(name, none=True, new=True)
+        if elem == "slot":   # the move's targets (a placeholder is none) or some other list of slots
+            targets = isinstance(stmt.domain, ast.Name) and stmt.domain.ref == ("global", "targets")
+            view = View(name, none=True, new=env.context["target"].new if targets else True)
         else:
             view = View(name, none=elem not in ("player", "card", "int", "bool"))
         body = self.block(stmt.body, env.bind(stmt.var, view), where, power)
@@ -427,8 +432,23 @@ class ModuleWriter:
                 lines, table = self.staged.site_forms(str(number), kind, power, label)
                 out += lines
                 forms.append(f"    {kind!r}: {table},")
-            out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + ["})", "", ""]
+            # a kind always legal here: the engine need not look whether anything is (a pluck window's pass)
+            always = any(self.staged.always_legal(kind, power) for kind in kinds)
+            out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + [f"}}, always={always})", "", ""]
         return out
+
+    def priority_order(self) -> list[str]:
+        """The players asked at once (a pluck window) in the order the spec's `priority` gives,
+        the smallest first, ties by seat: one function, priority expanded in it."""
+        decl = self.spec.defines["priority"]
+        self.compiler.reset()
+        param = decl.params[0].name
+        env = Env(names={param: View("p", none=False)}, context=context_of("C"))
+        body: list[str] = []
+        value = self.compiler.value(decl.body, env, body)
+        lines = ["ranked = []", "for p in players:"] + indent(body + [f"ranked.append(({value}, p.index))"]) + \
+            ["ranked.sort()", "return [S.players[index] for _, index in ranked]"]
+        return self._function("by_priority(S, C, players)", f"The players by define priority ({decl.loc}).", lines)
 
     def table_lines(self) -> list[str]:
         def entry(name: str, function: str, key) -> str:

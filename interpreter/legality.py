@@ -18,7 +18,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .moves import SHAPES, Move, format_move
 from .state import Ctx, own_and_new
 
-SMALL = 16      # at most this many candidates: list the legal ones rather than sample by rejection
+SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection
 TRIES = 32      # rejection-sampling tries before listing
 
 
@@ -39,34 +39,41 @@ class IllegalMove(Exception):
         self.rule = rule
 
 
+class Form:
+    """Moves of one kind with one number of arguments, asked at one site, and the generated
+    functions that find the legal ones: X whether one exists, E every one (their argument
+    tuples), J whether one candidate is; where each argument's candidates come from (sources);
+    how costly finding them is (cost: 0 no argument, 1 a few candidates listed at once, 2 many:
+    every slot of the table, or pairs)."""
+
+    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "cost")
+
+    def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...]):
+        self.kind = kind
+        self.arity = arity
+        self.exists = exists
+        self.every = every
+        self.judge = judge
+        self.sources = sources
+        if arity == 0:
+            self.cost = 0
+        else:
+            self.cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
+
+
 class Site:
-    """An ask statement of the spec: where it is, the kinds it asks, and for each kind its forms
-    (number of arguments, X, E, J, sources) with the generated functions that say whether a legal
-    move exists (X), list every legal argument tuple (E) and judge one candidate (J), and where
-    each argument's candidates come from (sources)."""
+    """An ask statement of the spec: where it is, the kinds it asks and their forms."""
 
-    __slots__ = ("label", "kinds", "forms", "functions", "checks")
+    __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always")
 
-    def __init__(self, label: str, kinds: tuple[str, ...], forms: dict):
+    def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False):
         self.label = label
         self.kinds = kinds
-        self.forms = forms
-        # (kind, arity) -> (X, E, J, sources, cost)
-        self.functions = {(kind, entry[0]): entry[1:] + (_cost(entry),)
-                          for kind, entries in forms.items() for entry in entries}
-        # "is anything legal here?" tries the cheapest forms first: no argument, then one's own
-        # slots or the players, then every slot of the table
-        self.checks = sorted(((kind, entry[0]) for kind in kinds for entry in forms[kind]),
-                             key=lambda form: self.functions[form][4])
-
-
-def _cost(entry) -> int:
-    """0: no argument (one judgement); 1: one argument among one's own slots or the players (few
-    candidates: listed at once); 2: many candidates (every slot, or pairs)."""
-    arity, _, _, _, sources = entry
-    if arity == 0:
-        return 0
-    return 1 if arity == 1 and not sources[0].endswith("all") else 2
+        self.forms = {kind: tuple(Form(kind, *entry) for entry in entries) for kind, entries in forms.items()}
+        self.by_arity = {(form.kind, form.arity): form for forms in self.forms.values() for form in forms}
+        self.always = always        # some kind asked here is legal whatever the state
+        # "is anything legal here?" tries the cheapest forms first
+        self.checks = sorted((form for kind in kinds for form in self.forms[kind]), key=lambda form: form.cost)
 
 
 def _declines_first(kinds: tuple[str, ...]) -> tuple[str, ...]:
@@ -75,9 +82,8 @@ def _declines_first(kinds: tuple[str, ...]) -> tuple[str, ...]:
 
 class Ask:
     """The game waits: these players may make these moves (an asker None: anyone). What is legal
-    is found as far as it is asked for, one form (kind, number of arguments) at a time, and kept:
-    the engine's "is anything legal?", an agent's choice and sample, a full listing share one
-    piece of work per decision."""
+    is found as far as it is asked for, one form at a time, and kept: the engine's "is anything
+    legal?", an agent's choice and sample, a full listing share one piece of work per decision."""
 
     __slots__ = ("round", "site", "clauses", "C", "_legal", "_args", "_domains", "_entries")
 
@@ -86,8 +92,8 @@ class Ask:
         self.site = site
         self.clauses = clauses          # ((Player or None, (kind, ...)), ...)
         self.C = C                      # the context of the asking procedure (user, power, ...)
-        self._legal: dict = {}          # (player, kind, arity) -> whether it has a legal move of that form
-        self._args: dict = {}           # (player, kind, arity) -> every legal argument tuple
+        self._legal: dict = {}          # (player, form) -> whether it has a legal move of that form
+        self._args: dict = {}           # (player, form) -> every legal argument tuple (when listed)
         self._domains = None            # (player, source) -> candidates, for rejection sampling
         self._entries = None            # every slot with its card
 
@@ -124,66 +130,75 @@ class Ask:
                     yield who, kind
 
     # -- is it legal? ------------------------------------------------------------------------------
-    def legal(self, actor, kind: str, arity: int) -> bool:
-        """Whether this player has a legal move of this kind with this many arguments."""
-        key = (actor, kind, arity)
+    def legal_form(self, actor, form: Form) -> bool:
+        """Whether this player has a legal move of this form."""
+        key = (actor, form)
         found = self._legal.get(key)
         if found is None:
-            exists, _, judge, _, cost = self.site.functions[(kind, arity)]
+            cost = form.cost
             if cost == 0:
-                found = judge(self.round, self.C, actor)
+                found = form.judge(self.round, self.C, actor)
             elif cost == 1:   # few candidates: list them at once
-                found = bool(self.args(actor, kind, arity))
+                found = bool(self.args_of(actor, form))
             else:
-                found = exists(self.round, self.C, actor, self)
+                found = form.exists(self.round, self.C, actor, self)
             self._legal[key] = found
         return found
 
+    def legal(self, actor, kind: str, arity: int) -> bool:
+        """Whether this player has a legal move of this kind with this many arguments."""
+        form = self.site.by_arity.get((kind, arity))
+        return form is not None and self.legal_form(actor, form)
+
     def any_legal(self) -> bool:
+        if self.site.always:
+            return True
         clauses = self.clauses
         asker = clauses[0][0]
+        legal = self.legal_form
         if asker is not None and len(clauses) == 1:     # one player asked: the site's kinds are its
-            legal = self.legal
-            for kind, arity in self.site.checks:
-                if legal(asker, kind, arity):
+            for form in self.site.checks:
+                if legal(asker, form):
                     return True
             return False
         players = self.round.players
-        for kind, arity in self.site.checks:
-            for asker, kinds in self.clauses:
-                if kind in kinds:
+        for form in self.site.checks:
+            for asker, kinds in clauses:
+                if form.kind in kinds:
                     if asker is not None:
-                        if self.legal(asker, kind, arity):
+                        if legal(asker, form):
                             return True
-                    elif any(self.legal(actor, kind, arity) for actor in players):
+                    elif any(legal(actor, form) for actor in players):
                         return True
         return False
 
     def forms(self, actor, kind: str) -> tuple[int, ...]:
         """The numbers of arguments this player's moves of this kind have legal ones with."""
-        if (kind, SHAPES[kind].counts[0]) not in self.site.functions:
-            return ()
-        return tuple(arity for arity in SHAPES[kind].counts if self.legal(actor, kind, arity))
+        return tuple(form.arity for form in self.site.forms.get(kind, ()) if self.legal_form(actor, form))
 
     def options(self, actor) -> list[tuple[str, tuple[int, ...]]]:
         """The kinds asked of this player that have legal moves, each with its forms."""
         return [(kind, forms) for kind in self.kinds_of(actor) if (forms := self.forms(actor, kind))]
 
     # -- the moves ---------------------------------------------------------------------------------
-    def args(self, actor, kind: str, arity: int) -> list:
+    def args_of(self, actor, form: Form) -> list:
         """Every legal argument tuple of one form, in the order of the enumeration."""
-        key = (actor, kind, arity)
+        key = (actor, form)
         found = self._args.get(key)
         if found is None:
-            if arity == 0:
-                found = [()] if self.legal(actor, kind, 0) else []
+            if form.arity == 0:
+                found = [()] if self.legal_form(actor, form) else []
             elif self._legal.get(key) is False:
                 found = []
             else:
-                found = list(self.site.functions[(kind, arity)][1](self.round, self.C, actor, self))
+                found = form.every(self.round, self.C, actor, self)
                 self._legal[key] = bool(found)
             self._args[key] = found
         return found
+
+    def args(self, actor, kind: str, arity: int) -> list:
+        form = self.site.by_arity.get((kind, arity))
+        return self.args_of(actor, form) if form is not None else []
 
     def move(self, actor, kind: str, args: tuple) -> Move:
         if SHAPES[kind].args == "player":
@@ -191,8 +206,8 @@ class Ask:
         return Move(actor, kind, args)
 
     def moves(self, actor, kind: str) -> list[Move]:
-        return [self.move(actor, kind, args) for arity in self.forms(actor, kind)
-                for args in self.args(actor, kind, arity)]
+        return [self.move(actor, kind, args) for form in self.site.forms.get(kind, ())
+                for args in self.args_of(actor, form)]
 
     def slot_entries(self) -> list:
         """Every slot of the table with its card (or None), as the state is at this decision."""
@@ -221,19 +236,22 @@ class Ask:
         return found
 
     def sample(self, actor, kind: str, arity: int, rng) -> Move | None:
+        form = self.site.by_arity.get((kind, arity))
+        return self.sample_form(actor, form, rng) if form is not None else None
+
+    def sample_form(self, actor, form: Form, rng) -> Move | None:
         """A random legal move of one form, uniform over its legal moves (None: it has none), by
         rejection sampling over its candidates, or from the list of them when they are few (or
         after TRIES refusals)."""
-        if arity == 0:
-            return Move(actor, kind) if self.legal(actor, kind, 0) else None
-        key = (actor, kind, arity)
-        listed = self._args.get(key)
+        kind = form.kind
+        if form.cost == 0:
+            return Move(actor, kind) if self.legal_form(actor, form) else None
+        listed = self._args.get((actor, form))
         if listed is None:
-            _, _, judge, sources, cost = self.site.functions[(kind, arity)]
-            if cost == 2 and self.legal(actor, kind, arity):
-                S, C, uniform = self.round, self.C, rng.random.random
-                picks = [self._picker(actor, source) for source in sources]
-                if arity == 1:
+            if form.cost == 2 and self.legal_form(actor, form):
+                S, C, uniform, judge = self.round, self.C, rng.random.random, form.judge
+                picks = [self._picker(actor, source) for source in form.sources]
+                if form.arity == 1:
                     (pick, n), = picks
                     if n > SMALL:
                         for _ in range(TRIES):
@@ -247,7 +265,7 @@ class Ask:
                             a, b = first(uniform), second(uniform)
                             if a[0] is not b[0] and judge(S, C, actor, a, b):
                                 return Move(actor, kind, (a[0], b[0]))
-            listed = self.args(actor, kind, arity)
+            listed = self.args_of(actor, form)
         if not listed:
             return None
         return self.move(actor, kind, listed[0] if len(listed) == 1 else rng.choice(listed))
