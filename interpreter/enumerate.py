@@ -191,6 +191,8 @@ def fold(expr):
                 return _bool(ops[expr.op])
             if expr.op == "+":
                 return _int(a + b)
+        if expr.op == "+" and isinstance(left, ast.IntLit) and left.value == 0:
+            return right
         ca, cb = _constant(left), _constant(right)
         if ca is not None and cb is not None and expr.op in ("==", "!="):
             return _bool((ca == cb) == (expr.op == "=="))
@@ -392,7 +394,8 @@ class Staged:
             else:
                 owner = None
             new = plain == "own+new"
-            view = View(name, none=source.startswith("_"), new=new, card=name + "_c", owner=owner,
+            # the candidates are the layouts' own slot values (a new slot is another value than any)
+            view = View(name, none=source.startswith("_"), new=new, card=name + "_c", owner=owner, canonical=True,
                         size="size" if in_loops and new else None)
             context[key] = view
             targets.append(view)

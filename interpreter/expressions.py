@@ -39,6 +39,8 @@ class View:
     card: str | None = None     # a slot's Card object (or None when empty), when a local already holds it
     owner: str | None = None    # a slot's owner, when a local already holds it
     size: str | None = None     # the length of a (maybe new) slot's layout, when a local holds it
+    canonical: bool = False     # a slot value taken from a layout's own list of them: the same
+                                # slot is the same object, so `is` compares it
 
 
 @dataclass
@@ -360,8 +362,9 @@ class Compiler:
             if left.code == right.code and _simple(left.code):
                 return View("True" if op == "==" else "False", none=False)
             types = {expr.left.type.name, expr.right.type.name}
-            if left.code == "None" or right.code == "None" or "player" in types:
-                op = "is" if op == "==" else "is not"   # players are the round's own objects
+            if left.code == "None" or right.code == "None" or "player" in types or \
+                    (left.canonical and right.canonical):
+                op = "is" if op == "==" else "is not"   # players (and listed slots) are the round's own objects
         return View(f"({left.code} {op} {right.code})", none=False)
 
     def above_a_count(self, expr: ast.Binary, env: Env, lines) -> View:
@@ -406,7 +409,8 @@ class Compiler:
             if not env.targets:
                 return View("False", none=False)
             name = self.once(left.code, lines)
-            return View("(" + " or ".join(f"{name} == {t.code}" for t in env.targets) + ")", none=False)
+            return View("(" + " or ".join(f"{name} {'is' if left.canonical and t.canonical else '=='} {t.code}"
+                                          for t in env.targets) + ")", none=False)
         return View(f"({left.code} in {self.value(right, env, lines)})", none=False)
 
     def x_IfExpr(self, expr: ast.IfExpr, env: Env, lines) -> View:
@@ -493,7 +497,7 @@ class Compiler:
             player = self.fresh("p")
             card = var + "_c"
             return ([f"for {player} in S.players:", f"for {var}, {card} in zip({player}.places, {player}.layout):"],
-                    View(var, none=False, card=card, owner=player))
+                    View(var, none=False, card=card, owner=player, canonical=True))
         if isinstance(domain, ast.Attr) and domain.name == "slots" and domain.obj.type.name == "player":
             player = self.view(domain.obj, env, lines)
             card = var + "_c"
@@ -501,7 +505,8 @@ class Compiler:
             source = f"zip({name}.places, {name}.layout)"
             if player.none:
                 source += f" if {name} is not None else ()"
-            return [f"for {var}, {card} in {source}:"], View(var, none=False, card=card, owner=name)
+            return [f"for {var}, {card} in {source}:"], View(var, none=False, card=card, owner=name,
+                                                                 canonical=True)
         elem = domain.type.elem.name
         source = self.value(domain, env, lines)
         if elem == "slot":     # a list of slots that may hold a placeholder or a new slot

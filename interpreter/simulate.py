@@ -62,6 +62,7 @@ class Stats:
         data = asdict(self)
         data.update(games_per_second=round(self.games_per_second, 2), turns_per_second=round(self.turns_per_second, 1),
                     moves_per_second=round(self.moves_per_second, 1), seconds=round(self.seconds, 3),
+                    deal_seconds=round(self.deal_seconds, 3),
                     bao_success_rate=round(self.bao_success_rate, 4), turns_per_round=round(self.turns_per_round, 2))
         return data
 
