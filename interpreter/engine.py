@@ -125,6 +125,8 @@ class Round(State, Judge):
                 raise IllegalMove(*refused)
         self.shown = []
         self.history.append(move)
+        if self.trace is not None:
+            self.trace(events.Played(format_move(move)))
         kind = move.kind
         if kind in self.anytime and not (self.pending is not None and kind in self.pending.site.kinds):
             function, _ = self.program.handlers[kind]

@@ -176,10 +176,6 @@ class Ask:
         """The numbers of arguments this player's moves of this kind have legal ones with."""
         return tuple(form.arity for form in self.site.forms.get(kind, ()) if self.legal_form(actor, form))
 
-    def options(self, actor) -> list[tuple[str, tuple[int, ...]]]:
-        """The kinds asked of this player that have legal moves, each with its forms."""
-        return [(kind, forms) for kind in self.kinds_of(actor) if (forms := self.forms(actor, kind))]
-
     # -- the moves ---------------------------------------------------------------------------------
     def args_of(self, actor, form: Form) -> list:
         """Every legal argument tuple of one form, in the order of the enumeration."""
@@ -195,10 +191,6 @@ class Ask:
                 self._legal[key] = bool(found)
             self._args[key] = found
         return found
-
-    def args(self, actor, kind: str, arity: int) -> list:
-        form = self.site.by_arity.get((kind, arity))
-        return self.args_of(actor, form) if form is not None else []
 
     def move(self, actor, kind: str, args: tuple) -> Move:
         if SHAPES[kind].args == "player":
@@ -234,10 +226,6 @@ class Ask:
                 found = [(None, None)] + found
             self._domains[key] = found
         return found
-
-    def sample(self, actor, kind: str, arity: int, rng) -> Move | None:
-        form = self.site.by_arity.get((kind, arity))
-        return self.sample_form(actor, form, rng) if form is not None else None
 
     def sample_form(self, actor, form: Form, rng) -> Move | None:
         """A random legal move of one form, uniform over its legal moves (None: it has none), by
@@ -382,14 +370,6 @@ class Judge:
         return [move for actor, kind in ask.asked() if kinds is None or kind in kinds
                 for move in ask.moves(actor, kind)]
 
-    def legal_moves_of(self, actor, kinds=None) -> list[Move]:
-        """The legal moves of one player at the pending decision."""
-        ask = self.pending
-        if ask is None:
-            return []
-        return [move for who, kind in ask.asked(actor) if kinds is None or kind in kinds
-                for move in ask.moves(who, kind)]
-
     def moves_of_kind(self, actor, kind: str) -> list[Move]:
         ask = self.pending
         return ask.moves(actor, kind) if ask is not None else []
@@ -406,13 +386,6 @@ class Judge:
                 if forms:
                     found[kind] = forms
         return found
-
-    def sample_move(self, actor, kind: str, rng) -> Move | None:
-        """A random legal move of this kind: a form with a legal move at random, then uniform over
-        that form's legal moves (Ask.sample); None when it has none."""
-        ask = self.pending
-        forms = list(ask.forms(actor, kind))
-        return ask.sample(actor, kind, forms[0] if len(forms) == 1 else rng.choice(forms), rng) if forms else None
 
     def awaited(self) -> list[tuple]:
         """What the game waits for: (player or None for anyone, the kinds of move asked of them

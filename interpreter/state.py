@@ -100,9 +100,6 @@ class Player:
         self.places: list = []      # the slot values (self, 1) ... (self, n), one per entry of layout
         self.var_names = var_names
 
-    def slots(self) -> list:
-        return self.places
-
     def set_layout(self, cards: list) -> None:
         self.layout = list(cards)
         self.places = [(self, n) for n in range(1, len(cards) + 1)]

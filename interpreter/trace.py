@@ -22,6 +22,14 @@ class Judged:
 
 
 @dataclass(frozen=True)
+class Played:
+    """A move was played (after its judgement, if it was judged: a move from the legal moves of
+    the decision is not judged again)."""
+
+    move: str
+
+
+@dataclass(frozen=True)
 class Moved:
     """A card went from one place to another."""
 
