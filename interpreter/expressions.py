@@ -57,6 +57,7 @@ class Env:
     context: dict[str, View] = field(default_factory=dict)    # actor, user, power, chosen, target, second, targets
     targets: list[View] | None = None    # the move's targets one by one, when their number is known here
     ctx: str | None = "C"                # the Ctx object, for legal(...) and fires(...)
+    placeholders: bool = True            # whether the move's targets may hold the placeholder `_` (none)
 
     def bind(self, name: str, view: View) -> "Env":
         return replace(self, names={**self.names, name: view})
@@ -294,7 +295,7 @@ class Compiler:
         decl = self.spec.defines[name] if kind == "define" else self.spec.decisions[name]
         values = [self.argument(arg, env, lines) for arg in args]
         params = [p.name for p in decl.params]
-        inner = Env(names={}, context=env.context, targets=env.targets, ctx=env.ctx)
+        inner = replace(env, names={})
         self.expanding.append(name)
         try:
             if kind == "define":
@@ -509,6 +510,9 @@ class Compiler:
                                                                  canonical=True)
         elem = domain.type.elem.name
         source = self.value(domain, env, lines)
+        if elem == "slot" and isinstance(domain, ast.Name) and domain.ref == ("global", "targets"):
+            target = env.context.get("target")
+            return [f"for {var} in {source}:"], View(var, none=env.placeholders, new=target is None or target.new)
         if elem == "slot":     # a list of slots that may hold a placeholder or a new slot
             return [f"for {var} in {source}:"], View(var, none=True, new=True)
         return [f"for {var} in {source}:"], View(var, none=elem not in ("player", "card", "int", "bool"))

@@ -239,16 +239,20 @@ class ModuleWriter:
             out += self._body(f"proc_{name}(S, C{params})", decl, ("procedure", name), f"procedure {name}",
                               self._params(decl.params, "l_"), None)
         for kind, decl in self.spec.handlers.items():
-            out += self._body(f"on_{kind}(S, C)", decl, ("on", kind), f"on {kind}", {}, None,
-                              new_slot=SHAPES[kind].new_slot)
+            out += self._body(f"on_{kind}(S, C)", decl, ("on", kind), f"on {kind}", {}, None, SHAPES[kind])
         for name, decl in self.spec.powers.items():
             out += self._body(f"power_{name}(S, C)", decl, ("power", name), f"power {name}", {}, name)
         return out
 
     def _body(self, signature: str, decl, key, where: str, names: dict, power: str | None,
-              new_slot: bool = True) -> list[str]:
+              shape=None) -> list[str]:
+        """A function for a body of statements; a handler's knows its move's shape (whether its
+        targets may be a new slot or the placeholder)."""
         self.compiler.reset()
-        env = Env(names=names, context=context_of("C", new_slot))
+        if shape is None:
+            env = Env(names=names, context=context_of("C"))
+        else:
+            env = Env(names=names, context=context_of("C", shape.new_slot), placeholders=bool(shape.placeholders))
         lines = self.block(decl.body, env, where, power)
         kind = "waits for moves (a generator)" if key in self.asking else "runs to its end"
         return self._function(signature, f"{where} ({decl.loc}): {kind}", lines)
@@ -341,7 +345,7 @@ class ModuleWriter:
         name = f"l_{stmt.var}"
         if elem == "slot":   # the move's targets (a placeholder is none) or some other list of slots
             targets = isinstance(stmt.domain, ast.Name) and stmt.domain.ref == ("global", "targets")
-            view = View(name, none=True, new=env.context["target"].new if targets else True)
+            view = View(name, none=env.placeholders or not targets, new=env.context["target"].new or not targets)
         else:
             view = View(name, none=elem not in ("player", "card", "int", "bool"))
         body = self.block(stmt.body, env.bind(stmt.var, view), where, power)
