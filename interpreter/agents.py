@@ -47,26 +47,8 @@ class RandomAgent(Agent):
             kinds.remove("bao")
             if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
-        # a kind at random, then one of its forms at random, until one has a legal move: uniform
-        # over the kinds that have one, then over their forms that have one, then over the moves
-        sample, site_forms = ask.sample_form, ask.site.forms
-        while kinds:
-            kind = kinds[0] if len(kinds) == 1 else rng.choice(kinds)
-            forms = site_forms[kind]
-            if len(forms) == 1:
-                move = sample(player, forms[0], rng)
-                if move is not None:
-                    return move
-            else:
-                forms = list(forms)
-                while forms:
-                    form = forms[0] if len(forms) == 1 else rng.choice(forms)
-                    move = sample(player, form, rng)
-                    if move is not None:
-                        return move
-                    forms.remove(form)
-            kinds.remove(kind)
-        return None
+        # uniform over the kinds that have a legal move, then over their forms, then over the moves
+        return ask.random_move(player, kinds, rng)
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
     from .memory_agent import MemoryAgent

@@ -227,36 +227,60 @@ class Ask:
             self._domains[key] = found
         return found
 
-    def sample_form(self, actor, form: Form, rng) -> Move | None:
-        """A random legal move of one form, uniform over its legal moves (None: it has none), by
-        rejection sampling over its candidates, or from the list of them when they are few (or
-        after TRIES refusals)."""
-        kind = form.kind
-        if form.cost == 0:
-            return Move(actor, kind) if self.legal_form(actor, form) else None
-        listed = self._args.get((actor, form))
-        if listed is None:
-            if form.cost == 2 and self.legal_form(actor, form):
-                S, C, uniform, judge = self.round, self.C, rng.random.random, form.judge
-                picks = [self._picker(actor, source) for source in form.sources]
-                if form.arity == 1:
-                    (pick, n), = picks
-                    if n > SMALL:
-                        for _ in range(TRIES):
-                            entry = pick(uniform)
-                            if judge(S, C, actor, entry):
-                                return Move(actor, kind, (entry[0],))
-                else:
-                    (first, n), (second, m) = picks
-                    if n * m > SMALL:
-                        for _ in range(TRIES):
-                            a, b = first(uniform), second(uniform)
-                            if a[0] is not b[0] and judge(S, C, actor, a, b):
-                                return Move(actor, kind, (a[0], b[0]))
-            listed = self.args_of(actor, form)
-        if not listed:
+    def random_move(self, actor, kinds: list[str], rng) -> Move | None:
+        """A random legal move of one of these kinds (None: they have none): a kind at random, then
+        one of its forms at random, until one has a legal move (so uniform over the kinds that
+        have one, then over their forms that have one), then uniform over that form's legal moves,
+        by rejection sampling over its candidates, or from the list of them when they are few (or
+        after TRIES refusals). `kinds` is used up."""
+        forms_of, known, uniform = self.site.forms, self._legal, rng.random.random
+        while kinds:
+            kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
+            forms = forms_of[kind]
+            if len(forms) > 1:
+                forms = list(forms)
+            while forms:
+                form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
+                legal = known.get((actor, form))
+                if legal is None:
+                    legal = self.legal_form(actor, form)
+                if legal:
+                    if form.cost == 0:
+                        return Move(actor, kind)
+                    listed = self._args.get((actor, form))
+                    if listed is None and form.cost == 2:
+                        move = self._by_rejection(actor, form, uniform)
+                        if move is not None:
+                            return move
+                    if listed is None:
+                        listed = self.args_of(actor, form)
+                    return self.move(actor, kind, listed[0] if len(listed) == 1 else
+                                     listed[int(uniform() * len(listed))])
+                if len(forms) == 1:
+                    break
+                forms.remove(form)
+            kinds.remove(kind)
+        return None
+
+    def _by_rejection(self, actor, form: Form, uniform) -> Move | None:
+        """A legal move of the form drawn uniformly among its candidates, tried TRIES times (None
+        when the candidates are few enough to list, or no try was legal)."""
+        S, C, judge = self.round, self.C, form.judge
+        if form.arity == 1:
+            pick, n = self._picker(actor, form.sources[0])
+            if n > SMALL:
+                for _ in range(TRIES):
+                    entry = pick(uniform)
+                    if judge(S, C, actor, entry):
+                        return Move(actor, form.kind, (entry[0],))
             return None
-        return self.move(actor, kind, listed[0] if len(listed) == 1 else rng.choice(listed))
+        (first, n), (second, m) = self._picker(actor, form.sources[0]), self._picker(actor, form.sources[1])
+        if n * m > SMALL:
+            for _ in range(TRIES):
+                a, b = first(uniform), second(uniform)
+                if a[0] is not b[0] and judge(S, C, actor, a, b):
+                    return Move(actor, form.kind, (a[0], b[0]))
+        return None
 
     def _picker(self, actor, source: str):
         """(pick, count): a function drawing one candidate for an argument uniformly among its
