@@ -16,7 +16,7 @@ judge of one candidate (`J...`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from baobei.dsl import ast
 from baobei.dsl.ast import BOOL, INT, NONE, POWER, SLOT
@@ -387,7 +387,7 @@ class Staged:
         for position, source in enumerate(sources if sources and sources[0] != "players" else ()):
             name, key = (("a", T1), ("b", T2))[position]
             plain = source.lstrip("_")
-            if plain.startswith("own"):
+            if plain.startswith("own") and source == plain:     # (the placeholder has no owner)
                 owner = "actor"
             elif in_loops and self._loops(position, sources)[0].startswith("for p_"):
                 owner = f"p_{name}"

@@ -104,15 +104,11 @@ class ModuleWriter:
         out += self.legality()
         out += self.triggers()
         out += self.variables()
-        code = self.procedures()
-        out += code
+        out += self.procedures()
         out += self.site_functions()
         out += self.priority_order()
         out += self.table_lines()
         return "\n".join(out) + "\n"
-
-    def _header(self, what: str, decl: ast.Decl) -> str:
-        return f"# ---- {what} {decl.name} ({decl.loc})"
 
     def cards(self) -> list[str]:
         out = ["# ---- cards", ""]

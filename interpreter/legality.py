@@ -16,7 +16,7 @@ from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
 
 from .moves import SHAPES, Move, format_move
-from .state import Ctx, own_and_new
+from .state import EMPTY_CTX, Ctx, own_and_new
 
 SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection
 TRIES = 32      # rejection-sampling tries before listing
@@ -108,7 +108,8 @@ class Ask:
         """The kinds asked of this player, in the order the ask names them."""
         clauses = self.clauses
         if len(clauses) == 1:
-            return list(clauses[0][1])
+            asker, kinds = clauses[0]
+            return list(kinds) if asker is None or asker is actor else []
         found: list[str] = []
         for asker, kinds in clauses:
             if asker is None or asker is actor:
@@ -304,12 +305,13 @@ class Ask:
                 index -= size
         return pick, total
 
+
 class Judge:
     """The legality half of a round (engine.Round): judging given moves, listing legal ones."""
 
     # -- judging a move someone gives ------------------------------------------------------------
     def context(self, move: Move, ask: Ask | None) -> Ctx:
-        base = ask.C if ask is not None else Ctx()
+        base = ask.C if ask is not None else EMPTY_CTX
         return Ctx(move.actor, base.user, base.power, move.targets, move.chosen)
 
     def refusal(self, move: Move) -> tuple[str, object] | None:
