@@ -255,8 +255,10 @@ class Ask:
                             return move
                     if listed is None:
                         listed = self.args_of(actor, form)
-                    return self.move(actor, kind, listed[0] if len(listed) == 1 else
-                                     listed[int(uniform() * len(listed))])
+                    args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
+                    if form.sources[0] == "players":
+                        return Move(actor, kind, (), args[0])
+                    return Move(actor, kind, args)
                 if len(forms) == 1:
                     break
                 forms.remove(form)

@@ -148,7 +148,7 @@ class Ctx:
         self.targets = targets
         if targets:
             self.target = targets[0]
-            self.second = targets[1] if targets[1:] else None
+            self.second = targets[1] if len(targets) > 1 else None
         else:
             self.target = self.second = None
         self.chosen = chosen
