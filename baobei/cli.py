@@ -57,8 +57,16 @@ def cmd_scenario(args) -> int:
 
 
 def _agent_names(text: str) -> list[str]:
-    """`--agents random,memory`: one agent per seat, repeated round the table."""
-    return [name.strip() for name in text.split(",") if name.strip()]
+    """`--agents random,memory`: one agent per seat, repeated round the table. An unknown name is
+    an error here, before any game is played in a worker."""
+    from baobei.interpreter.agents import make_agent
+    from baobei.interpreter.state import Rng
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise ConfigError("--agents names at least one agent, e.g. --agents random,memory")
+    for name in names:
+        make_agent(name, "P1", Rng(0))
+    return names
 
 
 def _coverage(config, decided: dict[str, set]) -> None:
@@ -83,13 +91,15 @@ def cmd_simulate(args) -> int:
     rules = load_rules(config, args.variant)
     seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
     agents = _agent_names(args.agents)
+    workers = _workers(args)
     if not args.json:
         print(f"seed {seed}")
     from baobei.interpreter.invariants import InvariantBroken
     record = open(args.record, "w", encoding="utf-8") if args.record else None
     try:
         stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
-                         progress=not args.json and sys.stderr.isatty() or args.progress, record=record)
+                         progress=not args.json and sys.stderr.isatty() or args.progress, record=record,
+                         workers=workers, ray=args.ray)
     except InvariantBroken as broken:      # a finding of --check, not bad input
         print(f"FAIL (seed {seed}): {broken.render()}")
         return 1
@@ -100,7 +110,90 @@ def cmd_simulate(args) -> int:
         print(json.dumps({**stats.as_json(), "rules": config.as_json()}, sort_keys=True))
     else:
         print("\n".join(stats.lines()))
+        print(f"played {_where(workers, args.ray)}")
     return 0
+
+
+def _workers(args) -> int:
+    """--workers N (default: every core); --ray needs Ray installed. Checked before any work."""
+    from baobei.interpreter.workers import cores, ray_module
+    if args.ray:
+        if args.workers is not None:
+            raise ConfigError("--workers counts this machine's processes, --ray plays on a cluster's CPUs: "
+                              "give one of them")
+        ray_module()
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"--workers {args.workers}: at least 1")
+    return args.workers or cores()
+
+
+def _where(workers: int, ray: str | None) -> str:
+    if ray:
+        return f"on the Ray cluster {ray}"
+    return "in this process" if workers == 1 else f"on {workers} worker processes"
+
+
+def cmd_balance(args) -> int:
+    import json
+    from baobei.balance import Study, run_study, as_json, text_lines
+    workers = _workers(args)
+    agents = _agent_names(args.agents)
+    if args.games < 2:
+        raise ConfigError(f"--games {args.games}: a study needs at least 2 games per side")
+    if not 0 < args.alpha < 1:
+        raise ConfigError(f"--alpha {args.alpha}: a level between 0 and 1, e.g. 0.05")
+    a, b, rules_read = _balance_sides(args)
+    seed = args.seed if args.seed is not None else int(time.time()) % 1_000_000
+    if not args.json:
+        print(f"seed {seed}")
+    study = Study(a, b, args.games, args.players, tuple(agents), seed, args.alpha, args.margin,
+                  args.until_significant)
+    checkpoint = Path(args.checkpoint) if args.checkpoint else None
+    try:
+        findings = run_study(study, workers=workers, ray=args.ray, checkpoint=checkpoint,
+                             progress=not args.json and sys.stderr.isatty() or args.progress)
+    except KeyboardInterrupt:
+        if checkpoint:
+            print(f"the games played are kept in {checkpoint}: the same command resumes the study", file=sys.stderr)
+        raise
+    if args.json:
+        print(json.dumps({**as_json(findings), "rules": rules_read}, indent=1))
+    else:
+        print("\n".join(text_lines(findings)))
+        rate = 2 * findings.played_now / findings.seconds if findings.seconds else 0.0
+        print(f"played {2 * findings.played_now} games in {findings.seconds:.1f} s ({rate:.0f} games/s) "
+              f"{_where(workers, args.ray)}" +
+              (f"; {findings.played - findings.played_now} per side came from {checkpoint}"
+               if findings.played_now < findings.played else ""))
+    return 0
+
+
+def _balance_sides(args):
+    """The two sides of a study: two variants, one variant and its base (a house layer without
+    its last layer), or one variant under two spec folders (--old, --new)."""
+    from baobei.balance import Side, base_variant
+    from baobei.interpreter.rules import load_rules
+    if args.old or args.new:
+        if not (args.old and args.new):
+            raise ConfigError("--old DIR and --new DIR go together")
+        if args.a or args.b:
+            raise ConfigError("with --old and --new, name the variant with --variant, not as an argument")
+        old = load_config(args.config, args.old, args.edition)
+        new = load_config(args.config, args.new, args.edition)
+        if not args.json:
+            print(f"old: {old.describe()}\nnew: {new.describe()}")
+        sides = (Side.of("old", load_rules(old, args.variant)), Side.of("new", load_rules(new, args.variant)))
+        return sides + ({"old": old.as_json(), "new": new.as_json()},)
+    config = _config(args)
+    if args.a is None:
+        raise ConfigError("balance compares two variants (baobei balance fr de), a house variant with its base "
+                          "(baobei balance house) or two spec folders (baobei balance --old DIR --new DIR)")
+    if args.b is None:
+        base_config, base = base_variant(config, args.a)
+        sides = (Side.of(base, load_rules(base_config, base)), Side.of(args.a, load_rules(config, args.a)))
+    else:
+        sides = (Side.of(args.a, load_rules(config, args.a)), Side.of(args.b, load_rules(config, args.b)))
+    return sides + (config.as_json(),)
 
 
 def _variants(config, requested: str | None) -> list[str]:
@@ -267,8 +360,22 @@ def cmd_report(args) -> int:
     from baobei.checker.symbolic import Bounds
     path = build(config, variants, Path(args.out), args.format, args.games, args.players, seed,
                  _agent_names(args.agents),
-                 progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots))
+                 progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots),
+                 balance_games=args.balance_games)
     print(f"report written to {path}")
+    return 0
+
+
+def cmd_lsp(args) -> int:
+    try:
+        from baobei.lsp.server import serve
+    except ImportError as error:
+        if (error.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+            raise
+        print(f"baobei lsp needs the language server packages ({error.name} is missing): "
+              "pip install 'baobei[lsp]'", file=sys.stderr)
+        return 2
+    serve()
     return 0
 
 
@@ -277,6 +384,8 @@ EXIT_CODES = {
     "scenario": "0 every scenario passed, 1 one failed, 2 bad input",
     "simulate": "0 the games were played (with --check: every invariant held after every move), "
                 "1 with --check: an invariant broke, 2 bad input",
+    "balance": "0 the study ran, whatever its verdicts (they are in the output and in --json), 2 bad input, "
+               "130 interrupted (with --checkpoint, the same command resumes)",
     "replay": "0 every recorded game replayed identically, 1 one diverged, 2 bad input",
     "report": "0 the report was written, 2 bad input",
     "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
@@ -315,8 +424,36 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     sim.add_argument("--record", metavar="FILE", help="write each game as one JSON line (see replay)")
+    _parallel(sim)
     _common(sim)
     sim.set_defaults(run=cmd_simulate)
+
+    bal = _verb(verbs, "balance", "what a rule change does to play: figures of two variants with confidence "
+                                  "intervals and significance tests")
+    bal.add_argument("a", nargs="?", help="a variant, e.g. fr (alone: a house variant, compared with its base)")
+    bal.add_argument("b", nargs="?", help="another variant, e.g. de")
+    bal.add_argument("--old", metavar="DIR", help="the spec folder before a change")
+    bal.add_argument("--new", metavar="DIR", help="the spec folder after it")
+    bal.add_argument("--variant", help="with --old/--new: the variant to compare (default: the config's layers)")
+    bal.add_argument("--games", type=int, default=2000, metavar="N", help="games per side (default 2000)")
+    bal.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N", help="2 to 6 (default 4)")
+    bal.add_argument("--agents", default="random", metavar="A,B,...",
+                     help="agents per seat, repeated around the table (default: random)")
+    bal.add_argument("--seed", type=int, metavar="S", help="the seed (printed; default: from the clock)")
+    bal.add_argument("--alpha", type=float, default=0.05, help="familywise error rate of the verdicts (default 0.05)")
+    bal.add_argument("--margin", type=float, default=1.0, metavar="M",
+                     help="a difference within M points (rates) or M%% of the first side's value (means) is "
+                          "negligible (default 1)")
+    bal.add_argument("--until-significant", action="store_true",
+                     help="look at the figures after 1/8, 1/4 and 1/2 of the games too, and stop once every "
+                          "metric is settled (significant or negligible); alpha is split over the looks")
+    bal.add_argument("--checkpoint", metavar="FILE",
+                     help="keep the games played in FILE; a study interrupted resumes from it")
+    bal.add_argument("--json", action="store_true", help="print one JSON object")
+    bal.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    _parallel(bal)
+    _common(bal)
+    bal.set_defaults(run=cmd_balance)
 
     rep = _verb(verbs, "replay", "replay recorded games; report the first move that changed")
     rep.add_argument("file", metavar="FILE", help="recorded games (simulate --record)")
@@ -331,6 +468,9 @@ def build_parser() -> argparse.ArgumentParser:
     rpt.add_argument("--format", choices=("md", "html"), default="html")
     rpt.add_argument("--out", default="report", metavar="DIR", help="where to write it (default: ./report)")
     rpt.add_argument("--games", type=int, default=300, help="simulated games per edition (default 300)")
+    rpt.add_argument("--balance-games", type=int, metavar="G",
+                     help="games per variant of the balance study of the first two variants (default: --games; "
+                          "0: none)")
     rpt.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N")
     rpt.add_argument("--agents", default="memory", metavar="A,B,...", help="agents per seat (default: memory)")
     rpt.add_argument("--seed", type=int, metavar="S")
@@ -366,7 +506,20 @@ def build_parser() -> argparse.ArgumentParser:
     _solver_options(dif)
     _common(dif)
     dif.set_defaults(run=cmd_diff)
+
+    lsp = verbs.add_parser("lsp", help="a language server for editors (stdio): diagnostics, hover, "
+                                       "definitions, completion, formatting")
+    lsp.set_defaults(run=cmd_lsp)
     return parser
+
+
+def _parallel(parser) -> None:
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="processes playing games side by side (default: every core); the figures are the "
+                             "same for any N")
+    parser.add_argument("--ray", metavar="ADDRESS",
+                        help="play on the Ray cluster at ADDRESS instead ('auto': the cluster Ray finds, or one "
+                             "started on this machine); needs pip install 'baobei[cluster]'")
 
 
 def _solver_options(parser) -> None:

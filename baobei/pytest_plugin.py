@@ -83,6 +83,9 @@ class ScenarioItem(pytest.Item):
         super().__init__(**kwargs)
         self.scenario = scenario
         self.variant = variant
+        # pytest-lsp's run wrapper fails on an item without fixture arguments (it returns
+        # before it yields): a scenario has none
+        self.funcargs: dict = {}
 
     def runtest(self) -> None:
         from baobei.interpreter.scenario import run_scenario, variant_rules

@@ -3,7 +3,10 @@
 The rules of each edition side by side with their citations; the differences with
 their witness tables; the claims and their status; simulation figures per edition
 with plots (matplotlib, PNG): round length, BAO calls and success, score
-distribution, first-player advantage, rounds ended by the second recycle.
+distribution, first-player advantage, rounds ended by the second recycle; and a
+balance study of the first two variants (baobei/balance.py): each metric with its
+interval, the difference and its verdict, with plots of the differences and of the
+distributions.
 """
 from __future__ import annotations
 
@@ -60,7 +63,8 @@ def gather(config: Config, variant: str, players: int, games: int, seed: int, ag
             shown[0] = time.perf_counter()
             _bar(figures.games, games, variant)
 
-    figures.stats = simulate(rules, players, games, seed, agents, on_game=on_game)
+    from baobei.interpreter.workers import cores
+    figures.stats = simulate(rules, players, games, seed, agents, on_game=on_game, workers=cores())
     if progress:
         print(file=sys.stderr)
     return figures
@@ -83,23 +87,32 @@ def paired_shares(axis, labels: list[str], left: tuple[str, list], right: tuple[
     axis.legend()
 
 
-def plots(figures: list[Figures], out: Path) -> dict[str, str]:
+def _pyplot():
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         raise ConfigError("the report's plots need matplotlib: pip install 'baobei[report]'") from None
-    files = {}
+    return plt
 
-    def save(name: str, draw) -> None:
-        fig, axis = plt.subplots(figsize=(6, 3.4))
+
+def _saver(plt, out: Path, files: dict):
+    def save(name: str, draw, size=(6, 3.4)) -> None:
+        fig, axis = plt.subplots(figsize=size)
         draw(axis)
         fig.tight_layout()
         path = out / f"{name}.png"
         fig.savefig(path, dpi=110)
         plt.close(fig)
         files[name] = path.name
+    return save
+
+
+def plots(figures: list[Figures], out: Path) -> dict[str, str]:
+    plt = _pyplot()
+    files = {}
+    save = _saver(plt, out, files)
 
     labels = [f.variant for f in figures]
 
@@ -144,6 +157,82 @@ def plots(figures: list[Figures], out: Path) -> dict[str, str]:
     return files
 
 
+# ---- the balance study of the first two variants ----------------------------------------------------
+
+BALANCE_IMAGES = {"balance-rates": "Balance: rates, the difference in points with its 95% interval",
+                  "balance-means": "Balance: means and spreads, the difference in % of the first variant's value",
+                  "balance-distributions": "Balance: distributions, the share of each bin"}
+
+
+def balance_study(config: Config, variants: list[str], games: int, players: int, seed: int, agents: list[str],
+                  progress: bool):
+    from baobei.balance import Side, Study, run_study
+    from baobei.interpreter.workers import cores
+    a, b = (Side.of(v, load_rules(config, v)) for v in variants[:2])
+    return run_study(Study(a, b, max(games, 2), players, tuple(agents), seed), workers=cores(), progress=progress)
+
+
+def balance_plots(findings, out: Path) -> dict[str, str]:
+    plt = _pyplot()
+    files = {}
+    save = _saver(plt, out, files)
+    a, b = findings.study.a.label, findings.study.b.label
+    compared = [row for row in findings.rows if row.comparison is not None and row.metric.kind != "distribution"]
+
+    def forest(axis, rows, scale_of, unit: str) -> None:
+        rows = [row for row in rows if scale_of(row)]
+        for y, row in enumerate(rows):
+            low, high = row.comparison.interval()
+            scale = scale_of(row)
+            color = "tab:red" if row.verdict == "significant" else "tab:gray"
+            axis.plot([low * scale, high * scale], [y, y], color=color)
+            axis.plot([row.comparison.difference * scale], [y], "o", color=color)
+        axis.axvline(0, color="black", linewidth=0.8)
+        axis.set_yticks(range(len(rows)), [row.metric.label for row in rows], fontsize=7)
+        axis.set_xlabel(f"{b} - {a} ({unit}); red: significant")
+        axis.invert_yaxis()
+
+    shares = [row for row in compared if row.metric.kind == "share"]
+    means = [row for row in compared if row.metric.kind != "share"]
+    save("balance-rates", lambda axis: forest(axis, shares, lambda row: 100, "points"),
+         size=(7, 0.28 * len(shares) + 1.2))
+    save("balance-means", lambda axis: forest(axis, means, lambda row: 100 / abs(row.a.value) if row.a.value else 0,
+                                              "% of " + a), size=(7, 0.28 * len(means) + 1.2))
+    distributions = [row for row in findings.rows if row.metric.kind == "distribution" and row.comparison is not None]
+
+    def histograms(axis) -> None:
+        axis.axis("off")
+        figure = axis.figure
+        columns = 2
+        rows = -(-len(distributions) // columns)
+        for index, row in enumerate(distributions):
+            panel = figure.add_subplot(rows, columns, index + 1)
+            test = row.comparison
+            x = range(len(test.bins))
+            panel.bar([i - 0.2 for i in x], test.shares_a, 0.4, label=a)
+            panel.bar([i + 0.2 for i in x], test.shares_b, 0.4, label=b)
+            panel.set_xticks(list(x), [f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in test.bins],
+                             fontsize=6, rotation=60)
+            panel.set_title(f"{row.metric.label.split(':')[0]} ({row.verdict})", fontsize=8)
+            panel.legend(fontsize=6)
+    save("balance-distributions", histograms, size=(8, 3.2 * max(1, -(-len(distributions) // 2))))
+    return files
+
+
+def balance_blocks(findings, images: dict) -> list:
+    from baobei.balance import metrics_table, notable
+    study = findings.study
+    blocks = [("p", f"{findings.played} games per variant, {study.players} players, agents {','.join(study.agents)}, "
+                    f"seed {study.seed}. 95% intervals; verdicts Holm-corrected over the metrics at level "
+                    f"{findings.level:g} (docs/balance.md). Larger studies: baobei balance {study.a.label} "
+                    f"{study.b.label} --games N."),
+              ("table", *metrics_table(findings))]
+    sentences = notable(findings)
+    blocks += [("p", line[0].upper() + line[1:] + ".") for line in sentences] or [("p", "No significant difference.")]
+    blocks += [("img", images[name], caption) for name, caption in BALANCE_IMAGES.items()]
+    return blocks
+
+
 # ---- the document --------------------------------------------------------------------------------
 
 def rules_side_by_side(specs: dict) -> list[dict]:
@@ -170,7 +259,8 @@ def rules_side_by_side(specs: dict) -> list[dict]:
 
 
 def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, players: int, seed: int,
-          agents: list[str], progress: bool, bounds: Bounds = Bounds()) -> Path:
+          agents: list[str], progress: bool, bounds: Bounds = Bounds(), balance_games: int | None = None) -> Path:
+    """`balance_games`: games per variant of the balance study (default: `games`; 0: none)."""
     started = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     specs = {v: load_spec(config, v) for v in variants}
@@ -180,9 +270,14 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
                        editions[variants[0]], bounds) if len(variants) > 1 else None
     figures = [gather(config, v, players, games, seed, agents, progress) for v in variants]
     images = plots(figures, out)
+    balance_games = games if balance_games is None else balance_games
+    balance = None
+    if len(variants) > 1 and balance_games:
+        balance = balance_study(config, variants, balance_games, players, seed, agents, progress)
+        images.update(balance_plots(balance, out))
     document = Document(variants, specs, editions, checks, differences, figures, images,
                         dict(games=games, players=players, seed=seed, agents=agents),
-                        time.perf_counter() - started)
+                        time.perf_counter() - started, balance)
     path = out / ("report.html" if fmt == "html" else "report.md")
     path.write_text(document.html() if fmt == "html" else document.markdown(), encoding="utf-8")
     return path
@@ -199,6 +294,7 @@ class Document:
     images: dict
     settings: dict
     seconds: float
+    balance: object = None       # the balance study's findings (two variants or more)
 
     # each section as (heading, [blocks]); a block is ("p", text) ("table", header, rows) ("img", file, caption)
     def sections(self) -> list[tuple[str, list]]:
@@ -238,6 +334,9 @@ class Document:
         for name, caption in captions.items():
             blocks.append(("img", self.images[name], caption))
         sections.append(("Simulation", blocks))
+        if self.balance is not None:
+            study = self.balance.study
+            sections.append((f"Balance: {study.a.label} vs {study.b.label}", balance_blocks(self.balance, self.images)))
         rows = []
         for row in rules_side_by_side(self.specs):
             cells = [row["name"]]

@@ -119,6 +119,7 @@ class Situation:
         self.ints = {name: I(f"{t}{name}") for name in ("turn", "sequence", "deck_size", "discard_size", "under_size",
                                                         "threshold", "edition_deal")}
         self.tiebreak = z3.Bool(f"{t}tiebreak")
+        self.top = I(f"{t}top")            # the visible card of the discard (none when it is empty)
         self._reads: dict = {}
         for decl in list(spec.vars.values()) + list(spec.player_vars.values()):
             if decl.type.name == "list":
@@ -182,6 +183,7 @@ class Situation:
         for name, decl in self.spec.player_vars.items():
             for i, value in enumerate(self.pvars[name]):
                 c += self._range(value, decl.type)
+        c += [self.top >= NONE, self.top < len(ix.cards), (self.ints["discard_size"] >= 1) == (self.top != NONE)]
         c += self._deck_counts()
         return c
 
@@ -227,6 +229,7 @@ class Situation:
             copies = [z3.If(self.card[i][j] == index, 1, 0) for i in range(self.bounds.players)
                       for j in range(self.bounds.slots)]
             copies += [z3.If(held == index, 1, 0) for held in self.held]
+            copies.append(z3.If(self.top == index, 1, 0))
             counts.append(z3.Sum(copies) <= self.edition.deck.get(name, 0))
         return counts
 

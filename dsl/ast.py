@@ -326,11 +326,13 @@ class Deal(Stmt):
 
 @dataclass(eq=False)
 class Decl:
-    loc: Loc
+    loc: Loc                    # from its first word to the end of its name: where a complaint points
     name: str
     sources: list[Source] = field(default_factory=list)
     replace: bool = False
     layer: str = ""
+    name_loc: Loc | None = None     # the name alone
+    extent: Loc | None = None       # the whole declaration
 
     kind = "decl"               # the namespace a layer names it by
 
@@ -475,7 +477,41 @@ class RemoveDecl(Decl):
 
 
 @dataclass
+class Mention:
+    """A name written outside an expression: a move kind, a card's family or power, an `as HOW`,
+    a set variable, a decided decision, a called procedure, an enum value or type. Editors
+    navigate by them; expressions carry their own positions."""
+    kind: str       # move family power enum_value var player_var decision procedure type
+    name: str
+    loc: Loc
+    definition: bool = False    # where the name is declared (an enum's values)
+
+
+@dataclass
 class SpecFile:
     path: str
     layer: str | None
     decls: list[Decl]
+    mentions: list[Mention] = field(default_factory=list)
+
+
+# ---- comparing trees -----------------------------------------------------------------
+
+# Fields that say where or in which layer something was written, not what it says (a file's
+# mentions are its names' positions).
+_PLACE_FIELDS = frozenset({"loc", "layer", "name_loc", "extent", "mentions"})
+
+
+def same_tree(a: Any, b: Any) -> bool:
+    """Whether two syntax trees say the same, whatever their positions and the resolver's
+    annotations (types and references are attributes, not fields, so they are not compared)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_tree(x, y) for x, y in zip(a, b))
+    if isinstance(a, Loc):
+        return True
+    if hasattr(a, "__dataclass_fields__") and not isinstance(a, Type):
+        return all(same_tree(getattr(a, name), getattr(b, name))
+                   for name in a.__dataclass_fields__ if name not in _PLACE_FIELDS)
+    return a == b

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import EditionError, Loc
 from .model import Spec
-from .yamlfile import YamlDoc, read_yaml
+from .yamlfile import YamlDoc, parse_yaml, read_yaml
 
 KEYS = {"edition", "assumed", "deck", "deal", "threshold"}
 PLAYER_COUNTS = range(2, 7)
@@ -34,9 +34,10 @@ class Edition:
         return [card for card, count in self.deck.items() for _ in range(count)]
 
 
-def load_edition(path: str | Path, spec: Spec) -> Edition:
+def load_edition(path: str | Path, spec: Spec, text: str | None = None) -> Edition:
+    """The edition file (or `text` for it, an editor's unsaved text), checked against the spec."""
     path = str(path)
-    doc = read_yaml(path, EditionError)
+    doc = read_yaml(path, EditionError) if text is None else parse_yaml(text, path, EditionError)
     data = doc.data
     if not isinstance(data, dict):
         raise EditionError("an edition file is a mapping with keys " + ", ".join(sorted(KEYS)), Loc(path, 1, 1))

@@ -7,7 +7,7 @@ reaches a user.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -15,6 +15,10 @@ class Loc:
     file: str
     line: int = 0
     column: int = 0
+    # Where the located text ends (the column after its last character), when known: an
+    # editor underlines exactly that text. Not part of a location's identity.
+    end_line: int = field(default=0, compare=False)
+    end_column: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
         where = shown_path(self.file)

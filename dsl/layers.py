@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast
-from .errors import ConfigError, Loc, SpecLayerError
+from .errors import BaobeiError, ConfigError, Loc, SpecLayerError
 
 SPEC_SUFFIX = ".bao"
 
@@ -18,6 +18,7 @@ class Layered:
 
     layers: list[str]
     decls: dict[str, dict[str, ast.Decl]] = field(default_factory=dict)
+    files: list[ast.SpecFile] = field(default_factory=list)     # as read, in layer order
 
     def namespace(self, kind: str) -> dict[str, ast.Decl]:
         return self.decls.setdefault(kind, {})
@@ -48,20 +49,51 @@ def layer_files(spec_dir: Path, layer: str, config_dir: Path | None = None) -> l
     raise ConfigError(f"no spec files for layer '{layer}' (looked for {tried})", Loc(str(spec_dir)))
 
 
-def load_layers(spec_dir: Path, layers: list[str], config_dir: Path | None = None) -> Layered:
-    from .parser import parse_file     # the grammar is built only when a spec is read
+def load_layers(spec_dir: Path, layers: list[str], config_dir: Path | None = None,
+                texts: dict[str, str] | None = None, errors: list[BaobeiError] | None = None) -> Layered:
+    """The layers' declarations merged in order. `texts` (by resolved path) stand for the files
+    of the same name, as an editor has them; with a list of `errors`, every error is collected
+    there and what can be read is merged (the first error is raised otherwise)."""
     merged = Layered(list(layers))
     for layer in layers:
-        for path in layer_files(spec_dir, layer, config_dir):
-            spec_file = parse_file(path)
+        try:
+            paths = layer_files(spec_dir, layer, config_dir)
+        except ConfigError as error:
+            if errors is None:
+                raise
+            errors.append(error)
+            continue
+        for path in paths:
+            spec_file = _read(path, texts, errors)
+            merged.files.append(spec_file)
             if spec_file.layer is not None and spec_file.layer != layer and not layer.endswith(SPEC_SUFFIX):
-                raise SpecLayerError(
+                _complain(SpecLayerError(
                     f"this file says it belongs to layer '{spec_file.layer}' but was loaded as layer '{layer}'",
-                    Loc(str(path), 1, 1))
+                    Loc(str(path), 1, 1)), errors)
             for decl in spec_file.decls:
                 decl.layer = layer
-                _apply(merged, decl)
+                try:
+                    _apply(merged, decl)
+                except SpecLayerError as error:
+                    _complain(error, errors)
     return merged
+
+
+def _read(path: Path, texts: dict[str, str] | None, errors: list[BaobeiError] | None) -> ast.SpecFile:
+    # the grammar is built only when a spec file is read (not when rules come from the cache)
+    from .parser import parse_file, parse_file_recovering, parse_text, parse_text_recovering_cached
+    text = (texts or {}).get(str(path.resolve()))
+    if errors is None:
+        return parse_file(path) if text is None else parse_text(text, str(path))
+    spec_file, found = parse_file_recovering(path) if text is None else parse_text_recovering_cached(text, str(path))
+    errors += found
+    return spec_file
+
+
+def _complain(error: BaobeiError, errors: list[BaobeiError] | None) -> None:
+    if errors is None:
+        raise error
+    errors.append(error)
 
 
 def _apply(merged: Layered, decl: ast.Decl) -> None:

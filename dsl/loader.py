@@ -13,7 +13,7 @@ from .edition import Edition, load_edition
 from .errors import ConfigError, Loc, SpecTypeError, shown_path
 from .layers import SPEC_SUFFIX, layer_files, load_layers
 from .model import Spec
-from .yamlfile import read_yaml
+from .yamlfile import parse_yaml, read_yaml
 
 CONFIG_NAME = "baobei.yaml"
 CONFIG_KEYS = {"spec", "layers", "edition", "variants"}
@@ -79,21 +79,22 @@ def _holds_spec(folder: Path) -> bool:
 
 
 def load_config(config_path: str | None = None, spec: str | None = None, edition: str | None = None,
-                layers: list[str] | None = None, cwd: Path | None = None) -> Config:
+                layers: list[str] | None = None, cwd: Path | None = None, text: str | None = None) -> Config:
     """The project config with the command line's flags applied on top.
 
     Inside a rules project (a baobei.yaml in the folder or above) the rules are the
     project's: its `spec:` folder, or the spec/ folder beside the config when it holds
-    .bao files. The packaged spec is read only outside any project (or with --spec)."""
+    .bao files. The packaged spec is read only outside any project (or with --spec).
+    `text` stands for the config file's text (an editor's, not saved yet)."""
     cwd = (cwd or Path.cwd()).resolve()
     path = _path(config_path, cwd) if config_path else find_project(cwd)
     data: dict = {}
     doc = None
     config_dir: Path | None = None
     if path is not None:
-        if not path.is_file():
+        if text is None and not path.is_file():
             raise ConfigError("no such config file", Loc(str(path)))
-        doc = read_yaml(path, ConfigError)
+        doc = read_yaml(path, ConfigError) if text is None else parse_yaml(text, str(path), ConfigError)
         data = doc.data or {}
         if not isinstance(data, dict):
             raise ConfigError("a config file is a mapping with keys " + ", ".join(sorted(CONFIG_KEYS)),

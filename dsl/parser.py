@@ -4,10 +4,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import pickle
+from collections import OrderedDict
 from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.parsers.lalr_analysis import Shift
 
 from . import ast
 from .errors import Loc, SpecSyntaxError
@@ -45,9 +47,48 @@ def _readable(terminal: str) -> str:
 def parse_text(text: str, path: str) -> ast.SpecFile:
     try:
         tree = _lark().parse(text)
-        decls = _Builder(path).transform(tree)
     except UnexpectedInput as error:
         raise _syntax_error(error, text, path) from None
+    except RecursionError:
+        raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
+    builder = _Builder(path)
+    return _spec_file(path, [_build(builder, child, path) for child in tree.children], builder)
+
+
+def parse_text_recovering(text: str, path: str) -> tuple[ast.SpecFile, list[SpecSyntaxError]]:
+    """The declarations that can be read, and an error for each one that cannot: after a syntax
+    error the parser drops the declaration it was in and goes on at the next line that begins
+    a declaration (an editor shows every broken declaration at once, not only the first)."""
+    errors: list[SpecSyntaxError] = []
+    resumed = [-1]      # where reading last went on: never twice at the same place
+
+    def on_error(error: UnexpectedInput) -> bool:
+        found = _syntax_error(error, text, path)
+        if not any(e.loc == found.loc and e.message == found.message for e in errors):
+            errors.append(found)
+        return _skip_to_next_declaration(error, text, resumed)
+
+    try:
+        children = _lark().parse(text, on_error=on_error).children
+    except UnexpectedInput:     # the error is already recorded; nothing more can be read
+        children = []
+    except RecursionError:
+        errors.append(SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)))
+        children = []
+    builder = _Builder(path)
+    decls = []
+    for child in children:
+        try:
+            decls.append(_build(builder, child, path))
+        except SpecSyntaxError as error:
+            errors.append(error)
+    return _spec_file(path, decls, builder), errors
+
+
+def _build(builder: "_Builder", tree: Tree, path: str) -> ast.Decl:
+    """One declaration's syntax tree (a builder error is the user's: it says what is wrong)."""
+    try:
+        return builder.transform(tree)
     except VisitError as error:
         if isinstance(error.orig_exc, SpecSyntaxError):
             raise error.orig_exc from None
@@ -56,9 +97,83 @@ def parse_text(text: str, path: str) -> ast.SpecFile:
         raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
     except RecursionError:
         raise SpecSyntaxError("nested too deeply to read", Loc(path, 1, 1)) from None
-    decls = [d for d in (decls.children if isinstance(decls, Tree) else decls) if d is not None]
+
+
+def _spec_file(path: str, decls: list, builder: "_Builder") -> ast.SpecFile:
     layer = next((d.name for d in decls if isinstance(d, ast.LayerDecl)), None)
-    return ast.SpecFile(path=path, layer=layer, decls=[d for d in decls if not isinstance(d, ast.LayerDecl)])
+    return ast.SpecFile(path=path, layer=layer, decls=[d for d in decls if not isinstance(d, ast.LayerDecl)],
+                        mentions=builder.mentions)
+
+
+# ---- recovery after a syntax error ---------------------------------------------------------
+
+@functools.lru_cache(maxsize=1)
+def keywords() -> tuple[str, ...]:
+    """Every word the grammar reserves somewhere (a name may still be one where it is not expected)."""
+    return tuple(sorted(t.pattern.value for t in _lark().terminals
+                        if t.pattern.type == "str" and t.pattern.value.isidentifier()))
+
+
+@functools.lru_cache(maxsize=1)
+def declaration_keywords() -> frozenset[str]:
+    """The words a declaration begins with (read from the grammar's own tables)."""
+    lark = _lark()
+    table = lark.parser.parser.parser.parse_table
+    accepted = table.states[table.start_states["start"]]
+    words = {term.pattern.value for term in lark.terminals if term.pattern.type == "str"}
+    return frozenset(word for word in words if word.upper() in accepted)
+
+
+def _skip_to_next_declaration(error: UnexpectedInput, text: str, resumed: list[int]) -> bool:
+    """Drop the declaration being read and go on at the next line that begins one: the error's
+    own line when it begins a declaration (a block missing its `end` reads the next declaration's
+    first word as a name), else a later one."""
+    parser = error.interactive_parser
+    if parser is None:
+        return False
+    state = parser.parser_state
+    while len(state.state_stack) > 1 and not _begins_declarations(state, state.state_stack[-1]):
+        state.state_stack.pop()
+        state.value_stack.pop()
+    if isinstance(error, UnexpectedToken):
+        if error.token.type == "$END":
+            return True
+        start = error.token.start_pos
+    else:
+        start = error.pos_in_stream
+    line_start = text.rfind("\n", 0, start) + 1
+    resume = _next_declaration_start(text, max(line_start, resumed[0] + 1))
+    resumed[0] = resume
+    counter = parser.lexer_thread.state.line_ctr
+    if resume < counter.char_pos:      # back to where the error's line begins a declaration
+        counter.char_pos, counter.line_start_pos = resume, line_start
+        counter.line, counter.column = error.line, resume - line_start + 1
+    else:
+        counter.feed(text[counter.char_pos:resume])
+    return True
+
+
+def _begins_declarations(state, number) -> bool:
+    """Whether the parser, in this state, reads a new declaration (it shifts the word 'layer',
+    which nothing but a declaration begins with; a state that only reduces on it is inside one)."""
+    action = state.parse_conf.states[number].get("LAYER")
+    return action is not None and action[0] is Shift
+
+
+def _next_declaration_start(text: str, offset: int) -> int:
+    """The offset of the first line at or after `offset` whose first word begins a declaration."""
+    keywords = declaration_keywords()
+    line_start = text.rfind("\n", 0, offset) + 1
+    while line_start < len(text):
+        line_end = text.find("\n", line_start)
+        line_end = len(text) if line_end < 0 else line_end
+        stripped = text[line_start:line_end].lstrip()
+        first = stripped.split(None, 1)[0] if stripped else ""
+        at = line_start + (len(text[line_start:line_end]) - len(stripped))
+        if first in keywords and at >= offset:
+            return at
+        line_start = line_end + 1
+    return len(text)
 
 
 _PARSED: dict[tuple[str, str], bytes] = {}
@@ -68,16 +183,45 @@ def parse_file(path: str | Path) -> ast.SpecFile:
     """The file's syntax tree; a file already parsed with the same text comes from a cache
     (a fresh copy each time: the resolver annotates the trees it is given)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise SpecSyntaxError(f"the file is not UTF-8 text ({error.reason})", Loc(str(path))) from None
-    except OSError as error:
-        raise SpecSyntaxError(f"cannot read the file: {error.strerror}", Loc(str(path))) from None
+    text = _read_text(path)
     key = (str(path), hashlib.sha1(text.encode("utf-8")).hexdigest())
     if key not in _PARSED:
         _PARSED[key] = pickle.dumps(parse_text(text, str(path)))
     return pickle.loads(_PARSED[key])
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise SpecSyntaxError(f"the file is not UTF-8 text ({error.reason})", Loc(str(path))) from None
+    except OSError as error:
+        raise SpecSyntaxError(f"cannot read the file: {error.strerror}", Loc(str(path))) from None
+
+
+# An editor parses every version of the file being typed: the cache keeps the latest few.
+_RECOVERED: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+_RECOVERED_KEPT = 256
+
+
+def parse_text_recovering_cached(text: str, path: str) -> tuple[ast.SpecFile, list[SpecSyntaxError]]:
+    """parse_text_recovering, from a cache for a text already read (a fresh copy each time)."""
+    key = (path, hashlib.sha1(text.encode("utf-8")).hexdigest())
+    if key in _RECOVERED:
+        _RECOVERED.move_to_end(key)
+    else:
+        _RECOVERED[key] = pickle.dumps(parse_text_recovering(text, path))
+        if len(_RECOVERED) > _RECOVERED_KEPT:
+            _RECOVERED.popitem(last=False)
+    return pickle.loads(_RECOVERED[key])
+
+
+def parse_file_recovering(path: str | Path) -> tuple[ast.SpecFile, list[SpecSyntaxError]]:
+    try:
+        text = _read_text(Path(path))
+    except SpecSyntaxError as error:
+        return ast.SpecFile(str(path), None, []), [error]
+    return parse_text_recovering_cached(text, str(path))
 
 
 def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxError:
@@ -85,6 +229,7 @@ def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxErr
     column = getattr(error, "column", 0) or 0
     lines = text.splitlines()
     source_line = lines[line - 1] if 0 < line <= len(lines) else ""
+    end = (line, column + 1)      # one character, unless the error is a whole token or the end
     if isinstance(error, UnexpectedToken):
         expected = _summarise({_readable(t) for t in error.accepts or error.expected})
         if error.token.type == "$END":
@@ -92,8 +237,10 @@ def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxErr
             if lines:
                 line, column = len(lines), len(lines[-1]) + 1
                 source_line = lines[-1]
+            end = (line, column)
         else:
             found = f"'{error.token}'"
+            end = (error.token.end_line or line, error.token.end_column or column + 1)
         message = f"unexpected {found}; expected {_join(expected)}"
     elif isinstance(error, UnexpectedCharacters):
         expected = _summarise({_readable(t) for t in error.allowed or ()})
@@ -107,9 +254,10 @@ def _syntax_error(error: UnexpectedInput, text: str, path: str) -> SpecSyntaxErr
         if lines:
             line, column = len(lines), len(lines[-1]) + 1
             source_line = lines[-1]
+        end = (line, column)
     else:  # pragma: no cover - lark has no other kinds
         message = str(error)
-    return SpecSyntaxError(message, Loc(path, line, column), source_line=source_line)
+    return SpecSyntaxError(message, Loc(path, line, column, *end), source_line=source_line)
 
 
 _DECLARATION_WORDS = {"'family'", "'card'", "'enum'", "'var'", "'game'", "'define'", "'decision'",
@@ -140,12 +288,23 @@ def _join(items: list[str]) -> str:
 
 
 def _loc(path: str, item) -> Loc:
+    if isinstance(item, _Word):
+        return item.loc
     if isinstance(item, Token):
-        return Loc(path, item.line or 0, item.column or 0)
+        return Loc(path, item.line or 0, item.column or 0, item.end_line or 0, item.end_column or 0)
     meta = getattr(item, "meta", None)
     if meta is not None and not getattr(meta, "empty", True):
-        return Loc(path, meta.line, meta.column)
+        return Loc(path, meta.line, meta.column, meta.end_line, meta.end_column)
     return Loc(path)
+
+
+class _Word(str):
+    """A dotted name with where it is written."""
+
+    def __new__(cls, text: str, loc: Loc):
+        word = super().__new__(cls, text)
+        word.loc = loc
+        return word
 
 
 def _unquote(token: Token) -> str:
@@ -160,11 +319,22 @@ class _Builder(Transformer):
     def __init__(self, path: str):
         super().__init__()
         self.path = path
+        self.mentions: list[ast.Mention] = []
 
     def L(self, meta) -> Loc:
         if meta is not None and not getattr(meta, "empty", True):
-            return Loc(self.path, meta.line, meta.column)
+            return Loc(self.path, meta.line, meta.column, meta.end_line, meta.end_column)
         return Loc(self.path)
+
+    def mention(self, kind: str, token, definition: bool = False) -> None:
+        self.mentions.append(ast.Mention(kind, str(token), _loc(self.path, token), definition))
+
+    def declared(self, cls, meta, name, sources, replace, **fields) -> ast.Decl:
+        """A declaration, located from its first word to the end of its name."""
+        name_loc = _loc(self.path, name)
+        start = self.L(meta)
+        header = Loc(self.path, start.line, start.column, name_loc.end_line, name_loc.end_column)
+        return cls(header, str(name), sources, replace, name_loc=name_loc, extent=start, **fields)
 
     # -- helpers --------------------------------------------------------------
     @staticmethod
@@ -182,21 +352,18 @@ class _Builder(Transformer):
         return replace, sources, rest
 
     # -- top level -------------------------------------------------------------
-    def start(self, meta, children):
-        return children
-
     def layer_decl(self, meta, children):
-        return ast.LayerDecl(self.L(meta), str(children[0]))
+        return self.declared(ast.LayerDecl, meta, children[0], [], False)
 
     def family_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         description = _unquote(rest[1]) if len(rest) > 1 else ""
-        return ast.FamilyDecl(self.L(meta), str(rest[0]), sources, replace, description=description)
+        return self.declared(ast.FamilyDecl, meta, rest[0], sources, replace, description=description)
 
     def card_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         name = rest[0]
-        decl = ast.CardDecl(self.L(meta), str(name), sources, replace)
+        decl = self.declared(ast.CardDecl, meta, name, sources, replace)
         seen = set()
         for field_kind, value, loc in rest[1:]:
             if field_kind in seen:
@@ -212,9 +379,11 @@ class _Builder(Transformer):
         return ("value", children[0], self.L(meta))
 
     def card_family(self, meta, children):
+        self.mention("family", children[0])
         return ("family", str(children[0]), self.L(meta))
 
     def card_power(self, meta, children):
+        self.mention("power", children[0])
         return ("power", str(children[0]), self.L(meta))
 
     def signed_int(self, meta, children):
@@ -223,7 +392,9 @@ class _Builder(Transformer):
 
     def enum_decl(self, meta, children):
         replace, sources, rest = self._split(children)
-        return ast.EnumDecl(self.L(meta), str(rest[0]), sources, replace, values=[str(v) for v in rest[1:]])
+        for value in rest[1:]:
+            self.mention("enum_value", value, definition=True)
+        return self.declared(ast.EnumDecl, meta, rest[0], sources, replace, values=[str(v) for v in rest[1:]])
 
     def var_decl(self, meta, children):
         replace, sources, rest = self._split(children)
@@ -232,29 +403,29 @@ class _Builder(Transformer):
             game = True
             rest = rest[1:]
         (per_player, name), type_, init = rest
-        return ast.VarDecl(self.L(meta), name, sources, replace, per_player=per_player, game=game,
-                           type=type_, init=init)
+        return self.declared(ast.VarDecl, meta, name, sources, replace, per_player=per_player, game=game,
+                         type=type_, init=init)
 
     def var_plain(self, meta, children):
-        return (False, str(children[0]))
+        return (False, children[0])
 
     def var_player(self, meta, children):
-        return (True, str(children[0]))
+        return (True, children[0])
 
     def define_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         params = rest[1] if len(rest) == 3 else []
-        return ast.DefineDecl(self.L(meta), str(rest[0]), sources, replace, params=params, body=rest[-1])
+        return self.declared(ast.DefineDecl, meta, rest[0], sources, replace, params=params, body=rest[-1])
 
     def decision_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         params = rest[1] if len(rest) == 3 else []
-        return ast.DecisionDecl(self.L(meta), str(rest[0]), sources, replace, params=params, type=rest[-1])
+        return self.declared(ast.DecisionDecl, meta, rest[0], sources, replace, params=params, type=rest[-1])
 
     def rule_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         level, name, (body, when) = rest
-        return ast.RuleDecl(self.L(meta), name, sources, replace, level=level, body=body, when=when)
+        return self.declared(ast.RuleDecl, meta, name, sources, replace, level=level, body=body, when=when)
 
     def level(self, meta, children):
         return {"default": 0, "rule": 1, "exception": 2}[str(children[0])]
@@ -262,6 +433,8 @@ class _Builder(Transformer):
     def verdict_body(self, meta, children):
         verdict = children[0]
         moves = [str(c) for c in children[1:] if isinstance(c, Token)]
+        for move in (c for c in children[1:] if isinstance(c, Token)):
+            self.mention("move", move)
         rest = [c for c in children[1:] if not isinstance(c, Token)]
         when = rest[0] if rest else None
         return ast.Verdict(str(verdict) == "allow", moves, self.L(meta)), when
@@ -275,6 +448,7 @@ class _Builder(Transformer):
         return ast.Fire(role, user, rank, self.L(meta)), when
 
     def value_body(self, meta, children):
+        self.mention("decision", children[0])
         name = str(children[0])
         rest = children[1:]
         params: list[str] = []
@@ -293,60 +467,67 @@ class _Builder(Transformer):
 
     def claim_decl(self, meta, children):
         replace, sources, rest = self._split(children)
-        return ast.ClaimDecl(self.L(meta), rest[0], sources, replace, expr=rest[1])
+        return self.declared(ast.ClaimDecl, meta, rest[0], sources, replace, expr=rest[1])
 
     def invariant_decl(self, meta, children):
         replace, sources, rest = self._split(children)
-        return ast.InvariantDecl(self.L(meta), rest[0], sources, replace, expr=rest[1])
+        return self.declared(ast.InvariantDecl, meta, rest[0], sources, replace, expr=rest[1])
 
     def precedence_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         higher, lower = rest
-        return ast.PrecedenceDecl(self.L(meta), f"{higher} over {lower}", sources, replace, higher=higher,
-                                  lower=lower)
+        return self.declared(ast.PrecedenceDecl, meta, self.both(higher, lower), sources, replace,
+                             higher=str(higher), lower=str(lower))
 
     def remove_precedence(self, meta, children):
         higher, lower = children
-        return ast.RemoveDecl(self.L(meta), f"{higher} over {lower}", target_kind="precedence")
+        return self.declared(ast.RemoveDecl, meta, self.both(higher, lower), [], False, target_kind="precedence")
+
+    def both(self, higher, lower) -> "_Word":
+        """The name of a precedence, 'HIGHER over LOWER', located from the first to the second."""
+        first, second = _loc(self.path, higher), _loc(self.path, lower)
+        return _Word(f"{higher} over {lower}", Loc(self.path, first.line, first.column, second.end_line,
+                                                  second.end_column))
 
     def remove_decl(self, meta, children):
         kind = str(children[0])
         if kind in ("exception", "default"):
             kind = "rule"
-        return ast.RemoveDecl(self.L(meta), children[1], target_kind=kind)
+        return self.declared(ast.RemoveDecl, meta, children[1], [], False, target_kind=kind)
 
     def decl_kind(self, meta, children):
         return children[0]
 
     def dotted(self, meta, children):
-        return ".".join(str(c) for c in children)
+        return _Word(".".join(str(c) for c in children), self.L(meta))
 
     # -- procedures -------------------------------------------------------------
     def procedure_decl(self, meta, children):
         replace, sources, rest = self._split(children)
-        name = str(rest[0])
         params: list[ast.Param] = []
         body = rest[1:]
         if body and isinstance(body[0], list) and all(isinstance(p, ast.Param) for p in body[0]):
             params, body = body[0], body[1:]
-        return ast.ProcedureDecl(self.L(meta), name, sources, replace, params=params, body=list(body))
+        return self.declared(ast.ProcedureDecl, meta, rest[0], sources, replace, params=params, body=list(body))
 
     def power_decl(self, meta, children):
         replace, sources, rest = self._split(children)
-        return ast.PowerDecl(self.L(meta), str(rest[0]), sources, replace,
-                             description=_unquote(rest[1]), body=list(rest[2:]))
+        return self.declared(ast.PowerDecl, meta, rest[0], sources, replace,
+                         description=_unquote(rest[1]), body=list(rest[2:]))
 
     def handler_decl(self, meta, children):
         replace, sources, rest = self._split(children)
         anytime = len(rest) > 1 and isinstance(rest[1], Token) and rest[1].type == "ANYTIME"
         body = rest[2:] if anytime else rest[1:]
-        return ast.HandlerDecl(self.L(meta), str(rest[0]), sources, replace, anytime=anytime, body=list(body))
+        return self.declared(ast.HandlerDecl, meta, rest[0], sources, replace, anytime=anytime, body=list(body))
 
     def ask_stmt(self, meta, children):
         return ast.Ask(self.L(meta), list(children))
 
     def asked(self, meta, children):
         asker = children[0]
+        for kind in children[1:]:
+            self.mention("move", kind)
         return ast.Asked(asker, [str(k) for k in children[1:]])
 
     def asker(self, meta, children):
@@ -388,7 +569,9 @@ class _Builder(Transformer):
 
     def lvalue(self, meta, children):
         if len(children) == 1:
+            self.mention("var", children[0])
             return (None, str(children[0]))
+        self.mention("player_var", children[1])
         owner = ast.Name(_loc(self.path, children[0]), str(children[0]))
         return (owner, str(children[1]))
 
@@ -396,6 +579,7 @@ class _Builder(Transformer):
         return ast.Let(self.L(meta), str(children[0]), children[1])
 
     def call_stmt(self, meta, children):
+        self.mention("procedure", children[0])
         return ast.CallProc(self.L(meta), str(children[0]), children[1][1])
 
     def draw_stmt(self, meta, children):
@@ -407,6 +591,7 @@ class _Builder(Transformer):
         return str(children[0]) == "seen"
 
     def as_how(self, meta, children):
+        self.mention("enum_value", children[0])
         return str(children[0])
 
     def flip_stmt(self, meta, children):
@@ -468,6 +653,7 @@ class _Builder(Transformer):
     def type(self, meta, children):
         if len(children) == 1 and isinstance(children[0], ast.Type):
             return ast.list_of(children[0])
+        self.mention("type", children[0])
         return ast.Type(str(children[0]))
 
     def params(self, meta, children):

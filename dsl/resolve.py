@@ -8,14 +8,17 @@ from pathlib import Path
 
 from . import ast, schema
 from .ast import BOOL, CARD, FAMILY, INT, NONE, PLAYER, POWER, SLOT, Type
-from .errors import Loc, SpecCitationError, SpecNameError, SpecTypeError
+from .errors import BaobeiError, Loc, SpecCitationError, SpecNameError, SpecTypeError
 from .layers import Layered
 from .model import Spec, rule_key, rule_keys
 
 PRIMITIVE_TYPES = {"int", "bool", "player", "slot", "card", "family", "power", "reference"}
 
 
-def resolve(layered: Layered, spec_dir: Path) -> Spec:
+def resolve(layered: Layered, spec_dir: Path, errors: list[BaobeiError] | None = None) -> Spec:
+    """The checked spec; the first error is raised. With a list of `errors`, each declaration's
+    first error is collected there instead and the others are checked all the same (an editor
+    shows them all); the spec is then only partly annotated."""
     spec = Spec(layers=layered.layers, spec_dir=str(spec_dir))
     ns = layered.namespace
     spec.families = dict(ns("family"))
@@ -32,9 +35,13 @@ def resolve(layered: Layered, spec_dir: Path) -> Spec:
     spec.powers = dict(ns("power"))
     spec.handlers = dict(ns("on"))
     spec.precedences = dict(ns("precedence"))
-    _Resolver(spec).run()
-    check_citations(spec, spec_dir / "rulebooks")
+    _Resolver(spec, errors).run()
+    check_citations(spec, spec_dir / "rulebooks", errors)
     return spec
+
+
+class _Broken(Exception):
+    """Met a declaration whose error is already collected: nothing new to say."""
 
 
 class _Scope:
@@ -57,8 +64,10 @@ class _Scope:
 
 
 class _Resolver:
-    def __init__(self, spec: Spec):
+    def __init__(self, spec: Spec, errors: list[BaobeiError] | None = None):
         self.spec = spec
+        self.errors = errors          # None: the first error is raised
+        self.broken: set[tuple[str, str]] = set()      # (kind, name) of declarations found wrong
         self.how = Type(schema.HOW_ENUM)
         self.define_types: dict[str, Type] = {}
         self.in_progress: set[str] = set()
@@ -67,71 +76,127 @@ class _Resolver:
     # -- entry ---------------------------------------------------------------------------
     def run(self) -> None:
         spec = self.spec
-        self.check_vocabulary()
-        for decl in spec.cards.values():
-            if decl.family not in spec.families:
-                raise SpecNameError(f"card '{decl.name}' names an unknown family '{decl.family}'", decl.loc,
-                                    notes=(_suggest(decl.family, spec.families),))
-            if decl.power is not None and decl.power not in spec.powers:
-                raise SpecNameError(f"card '{decl.name}' names an unknown power '{decl.power}'", decl.loc,
-                                    notes=(_suggest(decl.power, spec.powers),))
-        for var in list(spec.vars.values()) + list(spec.player_vars.values()):
-            self.check_type_name(var.type, var.loc)
-            init_type = self.infer(var.init, _Scope(), expected=var.type)
-            self.expect(init_type, var.type, var.init.loc, f"the initial value of '{var.name}'")
-        for decision in spec.decisions.values():
-            for param in decision.params:
-                self.check_type_name(param.type, param.loc)
-            self.check_type_name(decision.type, decision.loc)
-        for define in spec.defines.values():
-            self.define_type(define.name)
-        for rule in spec.rules.values():
-            self.check_rule(rule)
-        for precedence in spec.precedences.values():
-            self.check_precedence(precedence)
-        for item in list(spec.claims.values()) + list(spec.invariants.values()):
-            self.require_sources(item)
-            self.claim_context = True
-            self.expect(self.infer(item.expr, _Scope()), BOOL, item.expr.loc, f"{item.kind} '{item.name}'")
-            self.claim_context = False
-        for proc in spec.procedures.values():
-            for param in proc.params:
-                self.check_type_name(param.type, param.loc)
-            self.check_block(proc.body, _Scope({p.name: p.type for p in proc.params}))
-        for power in spec.powers.values():
-            if not power.body:
-                raise SpecNameError(f"power '{power.name}' has no effect: its block is empty", power.loc,
-                                    notes=("a power asks its user for a move (ask user: look, skip) or acts",))
-            self.check_block(power.body, _Scope())
-        for kind, handler in spec.handlers.items():
-            if kind not in schema.MOVE_KINDS:
-                raise SpecNameError(f"'on {kind}': no such move; the moves are {', '.join(schema.MOVE_KINDS)}",
-                                    handler.loc)
-            self.check_block(handler.body, _Scope())
-        self.check_required()
+        if not self.attempt(self.check_how_enum):
+            return          # every `as HOW` reads it: nothing else can be checked
+        self.each(spec.enums.values(), self.check_enum_values)
+        self.each(list(spec.vars.values()) + list(spec.defines.values()) + list(spec.decisions.values()),
+                  self.check_declared_name)
+        self.each(spec.cards.values(), self.check_card)
+        self.each(list(spec.vars.values()) + list(spec.player_vars.values()), self.check_var)
+        self.each(spec.decisions.values(), self.check_decision)
+        self.each(spec.defines.values(), lambda define: self.define_type(define.name))
+        self.each(spec.rules.values(), self.check_rule)
+        self.each(spec.precedences.values(), self.check_precedence)
+        self.each(list(spec.claims.values()) + list(spec.invariants.values()), self.check_claim)
+        self.each(spec.procedures.values(), self.check_procedure)
+        self.each(spec.powers.values(), self.check_power)
+        self.each(spec.handlers.values(), self.check_handler)
+        for problem in self.missing_requirements():
+            self.report(problem)
 
-    def check_vocabulary(self) -> None:
-        """Every constant is one thing only where it matters, and the enum 'how' exists."""
-        spec = self.spec
-        if schema.HOW_ENUM not in spec.enums:
+    def each(self, decls, check) -> None:
+        for decl in decls:
+            self.attempt(check, decl)
+
+    def attempt(self, check, *args) -> bool:
+        """One declaration's check. Collecting errors, its first error is recorded and the next
+        declaration is checked; one met only through a declaration already found wrong is not
+        said again."""
+        if self.errors is None:
+            check(*args)
+            return True
+        try:
+            check(*args)
+            return True
+        except _Broken:
+            return False
+        except RecursionError:
+            decl = args[0] if args else None
+            self.errors.append(SpecTypeError("nested too deeply to check", getattr(decl, "loc", None)))
+        except BaobeiError as error:
+            self.errors.append(error)
+        if args and isinstance(args[0], ast.Decl):
+            self.broken.add((args[0].kind, args[0].name))
+        return False
+
+    def report(self, error: BaobeiError) -> None:
+        if self.errors is None:
+            raise error
+        self.errors.append(error)
+
+    def is_broken(self, kind: str, name: str) -> None:
+        if (kind, name) in self.broken:
+            raise _Broken(name)
+
+    def check_how_enum(self) -> None:
+        if schema.HOW_ENUM not in self.spec.enums:
             raise SpecNameError("the spec must declare 'enum how = ...': how a card became visible",
-                                Loc(spec.spec_dir))
-        for enum in spec.enums.values():
-            for value in enum.values:
-                if value in spec.enum_of and spec.enum_of[value] != enum.name:
-                    raise SpecNameError(f"'{value}' is a value of both enum '{spec.enum_of[value]}' and "
-                                        f"enum '{enum.name}'", enum.loc)
-                clash = self.clash(value, skip="enum")
-                if clash:
-                    raise SpecNameError(f"enum value '{value}' is also {clash}", enum.loc)
-                spec.enum_of[value] = enum.name
-        for name, decl in list(spec.vars.items()) + list(spec.defines.items()) + list(spec.decisions.items()):
-            if name in schema.GLOBALS:
-                raise SpecNameError(f"'{name}' is a name the machinery gives (the {schema.GLOBALS[name][1]})",
-                                    decl.loc)
-            clash = self.clash(name, skip=decl.kind)
+                                Loc(self.spec.spec_dir))
+
+    def check_enum_values(self, enum: ast.EnumDecl) -> None:
+        """Every constant is one thing only where it matters."""
+        spec = self.spec
+        for value in enum.values:
+            if value in spec.enum_of and spec.enum_of[value] != enum.name:
+                raise SpecNameError(f"'{value}' is a value of both enum '{spec.enum_of[value]}' and "
+                                    f"enum '{enum.name}'", enum.loc)
+            clash = self.clash(value, skip="enum")
             if clash:
-                raise SpecNameError(f"{decl.kind} '{name}' is also {clash}", decl.loc)
+                raise SpecNameError(f"enum value '{value}' is also {clash}", enum.loc)
+            spec.enum_of[value] = enum.name
+
+    def check_declared_name(self, decl: ast.Decl) -> None:
+        name = decl.name
+        if name in schema.GLOBALS:
+            raise SpecNameError(f"'{name}' is a name the machinery gives (the {schema.GLOBALS[name][1]})",
+                                decl.loc)
+        clash = self.clash(name, skip=decl.kind)
+        if clash:
+            raise SpecNameError(f"{decl.kind} '{name}' is also {clash}", decl.loc)
+
+    def check_card(self, decl: ast.CardDecl) -> None:
+        spec = self.spec
+        if decl.family not in spec.families:
+            raise SpecNameError(f"card '{decl.name}' names an unknown family '{decl.family}'", decl.loc,
+                                notes=(_suggest(decl.family, spec.families),))
+        if decl.power is not None and decl.power not in spec.powers:
+            raise SpecNameError(f"card '{decl.name}' names an unknown power '{decl.power}'", decl.loc,
+                                notes=(_suggest(decl.power, spec.powers),))
+
+    def check_var(self, var: ast.VarDecl) -> None:
+        self.check_type_name(var.type, var.loc)
+        init_type = self.infer(var.init, _Scope(), expected=var.type)
+        self.expect(init_type, var.type, var.init.loc, f"the initial value of '{var.name}'")
+
+    def check_decision(self, decision: ast.DecisionDecl) -> None:
+        for param in decision.params:
+            self.check_type_name(param.type, param.loc)
+        self.check_type_name(decision.type, decision.loc)
+
+    def check_claim(self, item: ast.ClaimDecl | ast.InvariantDecl) -> None:
+        self.require_sources(item)
+        self.claim_context = True
+        try:
+            self.expect(self.infer(item.expr, _Scope()), BOOL, item.expr.loc, f"{item.kind} '{item.name}'")
+        finally:
+            self.claim_context = False
+
+    def check_procedure(self, proc: ast.ProcedureDecl) -> None:
+        for param in proc.params:
+            self.check_type_name(param.type, param.loc)
+        self.check_block(proc.body, _Scope({p.name: p.type for p in proc.params}))
+
+    def check_power(self, power: ast.PowerDecl) -> None:
+        if not power.body:
+            raise SpecNameError(f"power '{power.name}' has no effect: its block is empty", power.loc,
+                                notes=("a power asks its user for a move (ask user: look, skip) or acts",))
+        self.check_block(power.body, _Scope())
+
+    def check_handler(self, handler: ast.HandlerDecl) -> None:
+        if handler.name not in schema.MOVE_KINDS:
+            raise SpecNameError(f"'on {handler.name}': no such move; the moves are {', '.join(schema.MOVE_KINDS)}",
+                                handler.loc)
+        self.check_block(handler.body, _Scope())
 
     def clash(self, name: str, skip: str) -> str | None:
         spec = self.spec
@@ -143,29 +208,30 @@ class _Resolver:
                 return f"a {kind} (declared at {table[name].loc})"
         return None
 
-    def check_required(self) -> None:
+    def missing_requirements(self):
+        """What the scenario contract and the interpreter read and the spec does not declare."""
         spec = self.spec
         here = Loc(spec.spec_dir)
         for name, type_ in schema.REQUIRED_VARS.items():
             var = spec.vars.get(name)
             if var is None or var.type.name != type_.name:
-                raise SpecNameError(f"the spec must declare 'var {name} : {type_}' (scenario files read it)", here)
+                yield SpecNameError(f"the spec must declare 'var {name} : {type_}' (scenario files read it)", here)
         for name, type_ in schema.REQUIRED_PLAYER_VARS.items():
             var = spec.player_vars.get(name)
             if var is None or var.type.name != type_.name:
-                raise SpecNameError(f"the spec must declare 'var player.{name} : {type_}' "
+                yield SpecNameError(f"the spec must declare 'var player.{name} : {type_}' "
                                     f"(scenario files read it)", here)
         for name in schema.REQUIRED_PROCEDURES:
             if name not in spec.procedures:
-                raise SpecNameError(f"the spec must declare 'procedure {name}' (the interpreter runs it)", here)
+                yield SpecNameError(f"the spec must declare 'procedure {name}' (the interpreter runs it)", here)
         for name, arity in schema.REQUIRED_DEFINES.items():
             define = spec.defines.get(name)
             if define is None or len(define.params) != arity:
-                raise SpecNameError(f"the spec must declare 'define {name}' with {arity} parameter(s) "
+                yield SpecNameError(f"the spec must declare 'define {name}' with {arity} parameter(s) "
                                     f"(scenario files read it)", here)
         for name in schema.REQUIRED_DECISIONS:
             if name not in spec.decisions:
-                raise SpecNameError(f"the spec must declare 'decision {name}' (scenario files read it)", here)
+                yield SpecNameError(f"the spec must declare 'decision {name}' (scenario files read it)", here)
 
     # -- rules -------------------------------------------------------------------------
     def require_sources(self, decl: ast.Decl) -> None:
@@ -233,12 +299,19 @@ class _Resolver:
         if name in self.define_types:
             return self.define_types[name]
         define = self.spec.defines[name]
+        self.is_broken("define", name)
         if name in self.in_progress:
             raise SpecTypeError(f"'{name}' is defined in terms of itself", define.loc)
         self.in_progress.add(name)
-        for param in define.params:
-            self.check_type_name(param.type, param.loc)
-        type_ = self.infer(define.body, _Scope({p.name: p.type for p in define.params}))
+        try:
+            for param in define.params:
+                self.check_type_name(param.type, param.loc)
+            type_ = self.infer(define.body, _Scope({p.name: p.type for p in define.params}))
+        except (BaobeiError, _Broken):
+            if self.errors is not None:     # collecting: what reads this definition says nothing more
+                self.broken.add(("define", name))
+                self.in_progress.discard(name)
+            raise
         self.in_progress.discard(name)
         self.define_types[name] = type_
         return type_
@@ -332,6 +405,7 @@ class _Resolver:
             expr.ref = ("local", name)
             return local
         if name in spec.vars:
+            self.is_broken("var", name)
             expr.ref = ("var", name)
             return spec.vars[name].type
         if name in spec.defines:
@@ -340,6 +414,7 @@ class _Resolver:
             expr.ref = ("define", name)
             return self.define_type(name)
         if name in spec.decisions:
+            self.is_broken("decision", name)
             if spec.decisions[name].params:
                 raise SpecTypeError(f"'{name}' takes parameters: write {name}(...)", expr.loc)
             expr.ref = ("decision", name)
@@ -397,6 +472,7 @@ class _Resolver:
             expr.ref = ("define", name)
             return self.define_type(name)
         if name in spec.decisions:
+            self.is_broken("decision", name)
             decision = spec.decisions[name]
             self.check_args(expr, [p.type for p in decision.params], scope)
             expr.ref = ("decision", name)
@@ -571,27 +647,37 @@ class _Resolver:
 
 # ---- citations -----------------------------------------------------------------------------
 
-def _normalise(text: str) -> str:
+def normalise_quotation(text: str) -> str:
+    """A rulebook text or a quotation as they are compared: apostrophes, spaces and line breaks alike."""
     text = text.replace("’", "'").replace("\u00a0", " ").replace("\u202f", " ")
     return re.sub(r"\s+", " ", text).strip()
 
 
-def check_citations(spec: Spec, rulebooks: Path) -> None:
-    """Every quoted passage must appear in the rulebook it cites."""
+def check_citations(spec: Spec, rulebooks: Path, errors: list[BaobeiError] | None = None) -> None:
+    """Every quoted passage must appear in the rulebook it cites (the first that does not is
+    raised, or each is collected in `errors`)."""
     books: dict[str, str] = {}
     for decl in _cited(spec):
         for source in decl.sources:
             if not isinstance(source, ast.Cite):
                 continue
-            if source.edition not in books:
-                path = rulebooks / f"{source.edition}.txt"
-                if not path.is_file():
-                    raise SpecCitationError(f"cites rulebook '{source.edition}', but there is no {path}",
-                                            source.loc)
-                books[source.edition] = _normalise(path.read_text(encoding="utf-8"))
-            if _normalise(source.text) not in books[source.edition]:
-                raise SpecCitationError(f"this passage is not in the {source.edition} rulebook "
-                                        f"({rulebooks / (source.edition + '.txt')})", source.loc)
+            problem = _citation_problem(source, rulebooks, books)
+            if problem is not None and errors is None:
+                raise problem
+            if problem is not None:
+                errors.append(problem)
+
+
+def _citation_problem(source: ast.Cite, rulebooks: Path, books: dict[str, str]) -> SpecCitationError | None:
+    if source.edition not in books:
+        path = rulebooks / f"{source.edition}.txt"
+        if not path.is_file():
+            return SpecCitationError(f"cites rulebook '{source.edition}', but there is no {path}", source.loc)
+        books[source.edition] = normalise_quotation(path.read_text(encoding="utf-8"))
+    if normalise_quotation(source.text) not in books[source.edition]:
+        return SpecCitationError(f"this passage is not in the {source.edition} rulebook "
+                                 f"({rulebooks / (source.edition + '.txt')})", source.loc)
+    return None
 
 
 def _cited(spec: Spec):

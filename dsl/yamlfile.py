@@ -19,6 +19,21 @@ class YamlDoc:
 
     def loc(self, *keys) -> Loc:
         """Where the value at this path of keys and list indexes is written (or its nearest parent)."""
+        mark, _ = self._find(keys)
+        if mark is None:
+            return Loc(self.path, 1, 1)
+        return Loc(self.path, mark.line + 1, mark.column + 1)
+
+    def span(self, *keys) -> Loc:
+        """The value at this path of keys itself, from its first character to its last."""
+        mark, node = self._find(keys)
+        if mark is None or node is None:
+            return self.loc(*keys)
+        start, end = node.start_mark, node.end_mark
+        return Loc(self.path, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+
+    def _find(self, keys):
+        """The mark to show for the path (a mapping value's key) and the value's node."""
         node, mark = self.root, None
         for key in keys:
             found = None
@@ -31,11 +46,9 @@ class YamlDoc:
                 found = node.value[key]
                 mark = found.start_mark
             if found is None:
-                break
+                return mark, None
             node = found
-        if mark is None:
-            return Loc(self.path, 1, 1)
-        return Loc(self.path, mark.line + 1, mark.column + 1)
+        return mark, node
 
 
 def read_yaml(path: str | Path, error: type[BaobeiError]) -> YamlDoc:

@@ -9,8 +9,10 @@ cache folder means the module is compiled in memory.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import marshal
+import pickle
 import sys
 import types
 from pathlib import Path
@@ -96,6 +98,7 @@ def _local(node: ast.Name):
 
 
 _PROGRAMS: dict[str, Program] = {}
+KEPT = 16
 _VERSION: list[str] = []
 
 
@@ -106,15 +109,27 @@ def generator_version() -> str:
 
 
 def program_of(spec: Spec) -> Program:
-    """The program of a spec: from this process, from the cache folder, or generated now."""
-    key = cache.digest(generator_version(), spec.key) if spec.key else ""
+    """The program of a spec: from this process, from the cache folder, or generated now. A spec
+    read from files has the loader's key; one read otherwise (an editor's unsaved texts) is keyed
+    by its own content."""
+    content = spec.key or _content(spec)
+    key = cache.digest(generator_version(), content) if content else ""
     found = _PROGRAMS.get(key) if key else None
     if found is not None and found.spec is spec:
         return found
     program = Program(spec, load_module(spec, key))
     if key:
         _PROGRAMS[key] = program
+    while len(_PROGRAMS) > KEPT:          # a long session (an editor's) keeps the last ones only
+        del _PROGRAMS[next(iter(_PROGRAMS))]
     return program
+
+
+def _content(spec: Spec) -> str:
+    try:
+        return hashlib.sha256(pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)).hexdigest()
+    except RecursionError:    # too deep to write out: generated in memory, each time
+        return ""
 
 
 def load_module(spec: Spec, key: str) -> types.ModuleType:

@@ -17,10 +17,24 @@ class Rules:
     program: Program
     edition: Edition
     version: str = ""
+    source: "RulesSource | None" = None   # how another process loads the same rules
+
+
+@dataclass(frozen=True)
+class RulesSource:
+    """What a worker process needs to load a variant's rules itself: compiled code does not
+    travel between processes, the config's paths and the variant's name do (the worker finds
+    the generated module in the cache folder)."""
+
+    config: Config
+    variant: str | None
+
+    def load(self) -> Rules:
+        return load_rules(self.config, self.variant)
 
 
 def load_rules(config: Config, variant: str | None = None) -> Rules:
     spec = load_spec(config, variant)
     edition = load_edition_for(config, spec)
     return Rules(variant or config.default_variant, spec, program_of(spec), edition,
-                 spec_version(config, variant))
+                 spec_version(config, variant), RulesSource(config, variant))

@@ -506,3 +506,25 @@ def _show(value) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(str(v) for v in value) + "]"
     return str(value)
+
+
+# ---- for an editor ------------------------------------------------------------------------
+
+def load_scenario_text(text: str, path: str) -> Scenario:
+    """load_scenario for text not saved yet (an editor's): the same checks, the same errors,
+    located in `path`."""
+    import dataclasses
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / Path(path).name
+        copy.write_text(text, encoding="utf-8")
+        try:
+            scenario = load_scenario(copy)
+        except ScenarioError as error:
+            if error.loc is not None:
+                error.loc = dataclasses.replace(error.loc, file=str(path))
+            raise
+    scenario.path = scenario.doc.path = str(path)
+    for step in scenario.steps:
+        step.loc = dataclasses.replace(step.loc, file=str(path))
+    return scenario

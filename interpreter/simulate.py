@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import gc
 import json
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 
 from .game import GameRecord, play_game
 from .invariants import Watch
+from .progress import Progress
 from .record import Recorder
-from .rules import Rules
+from .rules import Rules, RulesSource
+from .workers import in_order, remember, rules_for
+
+
+# the counts of Stats that batches add up
+COUNTS = ("games", "rounds", "turns", "moves", "bao_calls", "bao_cancelled", "bao_successes", "final_phase_rounds",
+          "tiebreak_rounds", "checked_moves", "round_trips", "first_player_wins")
 
 
 @dataclass
@@ -25,7 +31,7 @@ class Stats:
     turns: int = 0
     moves: int = 0
     seconds: float = 0.0
-    deal_seconds: float = 0.0    # of seconds, making rounds ready to play (shuffle, deal, setup up to the peeks)
+    deal_seconds: float = 0.0    # of the games' time, making rounds ready to play (shuffle, deal, setup up to the peeks)
     bao_calls: int = 0
     bao_cancelled: int = 0       # calls a later final phase made void (they are not scored)
     bao_successes: int = 0
@@ -58,6 +64,18 @@ class Stats:
     def turns_per_round(self) -> float:
         return self.turns / self.rounds if self.rounds else 0.0
 
+    def add(self, other: "Stats") -> None:
+        """Adds another batch's counts (integers only: the sum is the same in any order)."""
+        for name in COUNTS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.deal_seconds += other.deal_seconds     # a time: summed over the workers that dealt
+        for agent, won in other.wins.items():
+            self.wins[agent] = self.wins.get(agent, 0) + won
+        for agent, (total, seats) in other.final_totals.items():
+            sums = self.final_totals.setdefault(agent, [0, 0])
+            sums[0] += total
+            sums[1] += seats
+
     def as_json(self) -> dict:
         data = asdict(self)
         data.update(games_per_second=round(self.games_per_second, 2), turns_per_second=round(self.turns_per_second, 1),
@@ -89,51 +107,97 @@ def game_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
+def batch_size(games: int) -> int:
+    """Games per batch sent to a worker: large enough that scheduling costs stay small, small
+    enough that the work spreads evenly over the workers. It depends on the number of games
+    only, never on the number of workers."""
+    return min(250, max(10, -(-games // 100)))
+
+
+@dataclass(frozen=True)
+class SimulationBatch:
+    """Games start..stop-1 of a simulation, as a worker process receives them."""
+
+    source: RulesSource
+    version: str
+    players: int
+    seed: int
+    agents: tuple
+    start: int
+    stop: int
+    check: bool = False
+    record: bool = False        # send each game back as its JSON line
+    keep_games: bool = False    # send the game records back
+
+
+@dataclass
+class BatchOutcome:
+    stats: Stats
+    lines: list[str] = field(default_factory=list)
+    games: list[GameRecord] = field(default_factory=list)
+
+
 def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str], *, check: bool = False,
-             progress: bool = False, on_game=None, record=None) -> Stats:
-    """`record`: a writable text file that gets each game as one JSON line."""
+             progress: bool = False, on_game=None, record=None, workers: int = 1, ray: str | None = None) -> Stats:
+    """`record`: a writable text file that gets each game as one JSON line. `workers`: processes
+    that play batches of games side by side (`ray`: a Ray cluster's address instead); the
+    figures are the same for any number of them, since every game's seed is game_seed(seed,
+    its index) and the batches' counts are added in batch order."""
     stats = Stats(rules.variant, players, seed, list(agents))
+    started = time.perf_counter()
+    remember(rules)
+    size = batch_size(games)
+    jobs = [SimulationBatch(rules.source, rules.version, players, seed, tuple(agents), start,
+                            min(start + size, games), check, record is not None, on_game is not None)
+            for start in range(0, games, size)]
+    shown = Progress(games, enabled=progress)
+    for _, outcome in in_order(simulate_batch, jobs, workers=workers, ray=ray):
+        stats.add(outcome.stats)
+        for line in outcome.lines:
+            record.write(line)
+        for played in outcome.games:
+            on_game(played)
+        shown.update(stats.games)
+    shown.close()
+    stats.seconds = time.perf_counter() - started
+    return stats
+
+
+def simulate_batch(job: SimulationBatch) -> BatchOutcome:
     # a round makes many small objects that live until it ends: the collector's default
     # thresholds would scan them again and again (about a tenth of the time)
     thresholds = gc.get_threshold()
     gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
     try:
-        return _simulate(rules, players, games, seed, agents, stats, check, progress, on_game, record)
+        return _play_batch(job)
     finally:
         gc.set_threshold(*thresholds)
 
 
-def _simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str], stats: Stats, check: bool,
-              progress: bool, on_game, record) -> Stats:
-    started = time.perf_counter()
-    last_report = started
-    for index in range(games):
-        hooks = [_checking(rules, stats)] if check else []
+def _play_batch(job: SimulationBatch) -> BatchOutcome:
+    rules = rules_for(job.source, job.version)
+    agents = list(job.agents)
+    outcome = BatchOutcome(Stats(rules.variant, job.players, job.seed, agents))
+    stats = outcome.stats
+    for index in range(job.start, job.stop):
+        hooks = [_checking(rules, stats)] if job.check else []
         on_round_start = None
-        if record is not None:
-            recorder = Recorder(rules, game_seed(seed, index), agents)
+        if job.record:
+            recorder = Recorder(rules, game_seed(job.seed, index), agents)
             hooks.append(recorder.on_move)
             on_round_start = recorder.on_round_start
 
         def on_move(rnd, move, _hooks=tuple(hooks)):
             for hook in _hooks:
                 hook(rnd, move)
-        played = play_game(rules, players, game_seed(seed, index), agents, on_move=on_move if hooks else None,
-                           on_round_start=on_round_start, trusted=not check)
+        played = play_game(rules, job.players, game_seed(job.seed, index), agents,
+                           on_move=on_move if hooks else None, on_round_start=on_round_start, trusted=not job.check)
         _count(stats, played)
-        if record is not None:
-            record.write(json.dumps(recorder.finish(played), separators=(",", ":")) + "\n")
-        if on_game is not None:
-            on_game(played)
-        now = time.perf_counter()
-        if progress and now - last_report > 1.0:
-            last_report = now
-            rate = (index + 1) / (now - started)
-            print(f"\r  {index + 1}/{games} games  {rate:.0f} games/s", end="", file=sys.stderr, flush=True)
-    if progress and games:
-        print("\r" + " " * 60 + "\r", end="", file=sys.stderr, flush=True)
-    stats.seconds = time.perf_counter() - started
-    return stats
+        if job.record:
+            outcome.lines.append(json.dumps(recorder.finish(played), separators=(",", ":")) + "\n")
+        if job.keep_games:
+            outcome.games.append(played)
+    return outcome
 
 
 def _checking(rules: Rules, stats: Stats):

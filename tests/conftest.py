@@ -35,3 +35,16 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path}"
     path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """One real local Ray cluster (2 CPUs) for the whole test run, shut down at its end, started
+    as baobei starts one. Ray is installed wherever the tests run (pip install '.[test,cluster]'):
+    no skipping."""
+    import ray
+
+    from baobei.interpreter.workers import ray_init_options
+    ray.init(num_cpus=2, **ray_init_options())
+    yield ray
+    ray.shutdown()

@@ -11,13 +11,15 @@ def test_html_report_with_plots_for_both_editions(tmp_path, capsys):
                  "--check-players", "3", "--check-slots", "4"])
     assert code == 0 and "seed 9" in capsys.readouterr().out
     page = (out / "report.html").read_text(encoding="utf-8")
-    for image in ("round-length", "bao", "scores", "first-player", "second-recycle"):
+    for image in ("round-length", "bao", "scores", "first-player", "second-recycle", "balance-rates",
+                  "balance-means", "balance-distributions"):
         assert (out / f"{image}.png").stat().st_size > 1000
         assert f"src='{image}.png'" in page
     assert "<h2>Claims</h2>" in page and "score.negative_bao_always_succeeds" in page
     assert "Differences between fr and de" in page and "legal pluck" in page
     assert "The rules side by side" in page and "pluck.double.on_a_regular_discard" in page
     assert "Il existe exactement trois modes de déclenchement" in page
+    assert "<h2>Balance: fr vs de</h2>" in page and "BAO success rate" in page and "p (Holm)" in page
 
 
 def test_markdown_report(tmp_path, capsys):
