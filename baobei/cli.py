@@ -8,7 +8,14 @@ import time
 from pathlib import Path
 
 from baobei.dsl.errors import BaobeiError, ConfigError
-from baobei.dsl.loader import load_config
+
+# Every command imports what it needs when it runs: `baobei --help` imports no parser, no
+# interpreter and no Z3.
+
+
+def load_config(*args, **kwargs):
+    from baobei.dsl.loader import load_config
+    return load_config(*args, **kwargs)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

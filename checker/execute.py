@@ -367,7 +367,7 @@ class Executor:
         for asker, kinds in clauses:
             actors = [asker] if asker is not None else [z3.IntVal(i) for i in range(self.bounds.players)]
             for kind in kinds:
-                shape = SHAPES[kind][0]
+                shape = SHAPES[kind].args
                 if shape not in _LISTED_SHAPES:
                     continue
                 for actor in actors:
@@ -378,7 +378,7 @@ class Executor:
     def some_form(self, kind: str, actor, ctx: Ctx, state: Situation):
         """Some move of this kind by this actor is legal (the forms listed one by one)."""
         from baobei.interpreter.moves import SHAPES
-        shape, counts = SHAPES[kind]
+        shape, counts = SHAPES[kind].args, SHAPES[kind].counts
         options = []
         for targets, chosen in self.forms(shape, counts, actor, state, kind):
             move = Ctx(actor, ctx.user, ctx.power, z3.IntVal(len(targets)),

@@ -26,6 +26,7 @@ from baobei.interpreter.engine import IllegalMove, Round
 from baobei.interpreter.moves import Move
 from baobei.interpreter.rules import Rules
 from baobei.interpreter.scenario import load_scenario, run_scenario, same_move, waiting
+from baobei.interpreter.state import slot_card
 from baobei.interpreter.table import round_from_table
 
 from .diff import Difference, DiffReport
@@ -227,7 +228,7 @@ def _children(rnd: Round, kind: str | None) -> list[str]:
             once.add(move.kind)
         if move.kind == "pluck" and len(move.targets) == 2 and kind != "pluck":
             ref = rnd.ref.card
-            if ref is None or not all(rnd._slot_card(t) is not None and rnd._slot_card(t).kind.family == ref.family
+            if ref is None or not all(slot_card(t) is not None and slot_card(t).family == ref.family
                                       for t in move.targets):
                 continue
         chosen.append(str(move))
@@ -265,7 +266,7 @@ def _decided_as_in(item: Difference, sides: list[tuple[Round, Rules, Move]]) -> 
     the rule the class names for that side's variant."""
     for rnd, rules, move in sides:
         try:
-            rule = rules.program.compiled.legal[move.kind](rnd, rnd.context(move, rnd.pending))
+            rule = rules.program.legal[move.kind](rnd, rnd.context(move, rnd.pending))
         except (KeyError, AttributeError, TypeError):
             return False   # these rules read something the round of the other variant does not have
         if [r.name for r in item.rules[rules.variant]] != ([rule.name] if rule is not None else []):
@@ -443,8 +444,7 @@ def realize_finding(finding, rules: Rules) -> dict | None:
     if finding.kind not in ("overlap", "gap") or not finding.decision.startswith("legal ") or not finding.witness:
         return None
     kind = finding.decision.split()[1]
-    compiled = rules.program.compiled
-    conditions = [compiled.lambda_(rules.spec.rules[r.name].when) for r in finding.rules
+    conditions = [rules.program.lambda_(rules.spec.rules[r.name].when) for r in finding.rules
                   if finding.kind == "overlap" and rules.spec.rules[r.name].when is not None]
 
     def shows(rnd: Round, move: Move) -> bool:

@@ -236,8 +236,8 @@ class Situation:
     # -- the move being judged -------------------------------------------------------------
     def move_shape(self, kind: str) -> list:
         """What the notation lets a move of this kind name."""
-        from baobei.interpreter.moves import PLACEHOLDER_FIRST, SHAPES
-        shape, counts = SHAPES[kind]
+        from baobei.interpreter.moves import SHAPES
+        shape, counts = SHAPES[kind].args, SHAPES[kind].counts
         c = [z3.Or([self.tc == n for n in counts])]
         if shape != "player":
             c.append(self.chosen == NONE)
@@ -247,10 +247,12 @@ class Situation:
             exists = self.slot_exists(slot)
             if shape == "own":
                 c.append(z3.Implies(self.tc > k, slot.p == self.actor))
-            if kind == "place":
+            if SHAPES[kind].new_slot:
                 c.append(z3.Implies(self.tc > k, z3.Or(exists, slot.n == self.slot_count(slot.p) + 1)))
-            elif k == 0 and kind in PLACEHOLDER_FIRST:
-                c.append(z3.Implies(self.tc > k, z3.Or(exists, z3.And(self.tc == 2, slot.p == NONE))))
+            elif any(position == k for _, position in SHAPES[kind].placeholders):
+                counts = [n for n, position in SHAPES[kind].placeholders if position == k]
+                c.append(z3.Implies(self.tc > k, z3.Or(exists, z3.And(z3.Or([self.tc == n for n in counts]),
+                                                                      slot.p == NONE))))
             else:
                 c.append(z3.Implies(self.tc > k, exists))
         return c

@@ -89,7 +89,7 @@ def describe_model(situation: Situation, model, kind: str | None = None) -> dict
         targets = [r.slot(t) for t in s.targets[:r.int(s.tc)]]
         args = []
         from baobei.interpreter.moves import SHAPES
-        shape = SHAPES[kind][0]
+        shape = SHAPES[kind].args
         if shape == "own":
             args = [t.split(".")[1] for t in targets if t]
         elif shape == "slots":

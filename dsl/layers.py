@@ -8,7 +8,6 @@ from pathlib import Path
 
 from . import ast
 from .errors import BaobeiError, ConfigError, Loc, SpecLayerError
-from .parser import parse_file, parse_file_recovering, parse_text, parse_text_recovering_cached
 
 SPEC_SUFFIX = ".bao"
 
@@ -81,6 +80,8 @@ def load_layers(spec_dir: Path, layers: list[str], config_dir: Path | None = Non
 
 
 def _read(path: Path, texts: dict[str, str] | None, errors: list[BaobeiError] | None) -> ast.SpecFile:
+    # the grammar is built only when a spec file is read (not when rules come from the cache)
+    from .parser import parse_file, parse_file_recovering, parse_text, parse_text_recovering_cached
     text = (texts or {}).get(str(path.resolve()))
     if errors is None:
         return parse_file(path) if text is None else parse_text(text, str(path))

@@ -4,14 +4,15 @@ the edition. Flags override the config; the config overrides the defaults.
 from __future__ import annotations
 
 import importlib.util
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import cache
 from .edition import Edition, load_edition
 from .errors import ConfigError, Loc, SpecTypeError, shown_path
 from .layers import SPEC_SUFFIX, layer_files, load_layers
 from .model import Spec
-from .resolve import resolve
 from .yamlfile import parse_yaml, read_yaml
 
 CONFIG_NAME = "baobei.yaml"
@@ -193,13 +194,49 @@ def load_spec(config: Config, variant: str | None = None) -> Spec:
     rulebooks = sorted((config.spec_dir / "rulebooks").glob("*.txt"))
     key = (str(config.spec_dir.resolve()), tuple(layers), str(config.config_dir), _fingerprint(files + rulebooks))
     if key not in _SPECS:
-        layered = load_layers(config.spec_dir, layers, config.config_dir)
-        try:
-            _SPECS[key] = resolve(layered, config.spec_dir)
-        except RecursionError:
-            raise SpecTypeError("an expression or a definition is nested too deeply to check",
-                                Loc(str(config.spec_dir))) from None
+        _SPECS[key] = _cached_spec(config, layers, key)
     return _SPECS[key]
+
+
+_DSL_VERSION: list[str] = []
+
+
+def _dsl_version() -> str:
+    """The version of the language's code: a resolved spec of an older one is not read back."""
+    if not _DSL_VERSION:
+        here = Path(__file__).parent
+        _DSL_VERSION.append(cache.sources_digest(sorted(here.glob("*.py")) + [here / "grammar.lark"]))
+    return _DSL_VERSION[0]
+
+
+def _cached_spec(config: Config, layers: list[str], files: tuple) -> Spec:
+    """The resolved spec of these layers: read back from the cache folder when it was resolved
+    before from the same files (paths and contents, `files`) by the same code, else parsed and
+    resolved now."""
+    key = cache.digest(_dsl_version(), repr(files))
+    name = f"spec-{key}.pickle"
+    data = cache.read(name)
+    if data is not None:
+        try:
+            spec = pickle.loads(data)
+            if isinstance(spec, Spec) and spec.key == key:
+                return spec
+        except Exception:  # noqa: BLE001 - a damaged entry is made again
+            pass
+    from .resolve import resolve      # read back from the cache, a spec needs no resolving
+    layered = load_layers(config.spec_dir, layers, config.config_dir)
+    try:
+        spec = resolve(layered, config.spec_dir)
+    except RecursionError:
+        raise SpecTypeError("an expression or a definition is nested too deeply to check",
+                            Loc(str(config.spec_dir))) from None
+    spec.key = key
+    try:
+        data = pickle.dumps(spec, protocol=pickle.HIGHEST_PROTOCOL)
+    except RecursionError:   # too deep to store: it is resolved again next time
+        return spec
+    cache.write(name, data)
+    return spec
 
 
 def spec_version(config: Config, variant: str | None = None) -> str:
@@ -218,5 +255,24 @@ def load_edition_for(config: Config, spec: Spec) -> Edition:
     path = config.edition_path()
     key = (str(path.resolve()), id(spec), _fingerprint([path]))
     if key not in _EDITIONS:
-        _EDITIONS[key] = load_edition(path, spec)
+        _EDITIONS[key] = _cached_edition(path, spec, key)
     return _EDITIONS[key]
+
+
+def _cached_edition(path: Path, spec: Spec, key: tuple) -> Edition:
+    """The edition as read before for the same spec from the same file, else read now (reading its
+    YAML with positions takes longer than the rest of loading rules from the cache)."""
+    if not spec.key:
+        return load_edition(path, spec)
+    name = f"edition-{cache.digest(_dsl_version(), spec.key, repr(key[0]), repr(key[2]))}.pickle"
+    data = cache.read(name)
+    if data is not None:
+        try:
+            edition = pickle.loads(data)
+            if isinstance(edition, Edition):
+                return edition
+        except Exception:  # noqa: BLE001 - a damaged entry is made again
+            pass
+    edition = load_edition(path, spec)
+    cache.write(name, pickle.dumps(edition, protocol=pickle.HIGHEST_PROTOCOL))
+    return edition

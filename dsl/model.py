@@ -71,6 +71,7 @@ class Spec:
                   self.player_vars)
         return [decl for table in tables for decl in table.values()
                 if isinstance(decl, ast.PrecedenceDecl) or any(isinstance(s, ast.Reading) for s in decl.sources)]
+    key: str = ""          # a hash of the files it was read from (the loader's), naming what is derived from it
 
     # -- the decisions, grouped ------------------------------------------------------
     def legality_rules(self, kind: str) -> list[ast.RuleDecl]:

@@ -36,25 +36,19 @@ class RandomAgent(Agent):
     bao_rate = 0.05
 
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        if may_decline and self.rng.random.random() < 0.5:
+        rng = self.rng
+        if may_decline and rng.random.random() < 0.5:
             return None  # in a window, half the time it lets the card go
-        kinds = []
-        for asker, asked in rnd.pending.clauses:
-            if asker is None or asker is player:
-                kinds += [k for k in asked if k not in kinds and not (may_decline and k in DECLINE_KINDS)]
+        ask = rnd.pending
+        kinds = ask.kinds_of(player)
+        if may_decline:
+            kinds = [kind for kind in kinds if kind not in DECLINE_KINDS]
         if "bao" in kinds and len(kinds) > 1:
             kinds.remove("bao")
-            if self.rng.random.random() < self.bao_rate and rnd.is_legal(Move(player, "bao")):
+            if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
-        # a kind drawn at random until one has a legal move: uniform over the kinds that have one
-        while kinds:
-            kind = kinds[0] if len(kinds) == 1 else self.rng.choice(kinds)
-            move = rnd.sample_move(player, kind, self.rng)
-            if move is not None:
-                return move
-            kinds.remove(kind)
-        return None
-
+        # uniform over the kinds that have a legal move, then over their forms, then over the moves
+        return ask.random_move(player, kinds, rng)
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
     from .memory_agent import MemoryAgent

@@ -1,31 +1,43 @@
-"""Legal moves, fast: each kind's legality rules compiled into staged loops.
+"""Legal moves, fast: each kind's legality rules as staged loops, for one ask site.
 
-The rules of a move kind are specialised for each number of targets (count(targets)
-becomes a number, quantifiers over the targets are unrolled), split into their
-conjuncts, and each conjunct is evaluated at the outermost loop where all it reads
-is known: the actor first, then the first target (or the chosen player), then the
-second. A loop level is skipped as soon as no allowing rule can still apply, or an
-exception that comes before every allowing rule already applies. The verdict for
-each move is exactly the first-match verdict of compile.py; only the work differs.
+At an ask site the rules of a move kind are specialised for each number of targets
+(count(targets) becomes a number, quantifiers over the targets are unrolled) and for
+what the site fixes (inside a power's body, `power` is that power), folded, split
+into their conjuncts, and each conjunct is evaluated at the outermost loop where all
+it reads is known: the actor first, then the first target (or the chosen player),
+then the second. A loop level is skipped as soon as no allowing rule can still
+apply, or an exception that comes before every allowing rule already applies. The
+verdict for each move is exactly the first-match verdict of the rules; only the
+work differs.
+
+This module writes source text: for each (site, kind, number of targets) whether a
+legal move exists (`X...`), a generator of the legal argument tuples (`E...`) and a
+judge of one candidate (`J...`).
 """
 from __future__ import annotations
 
-from baobei.dsl import ast
-from baobei.dsl.ast import BOOL, INT, NONE, SLOT
-from baobei.dsl.schema import MOVE_KINDS
+from dataclasses import dataclass
 
-from .compile import Compiled
+from baobei.dsl import ast
+from baobei.dsl.ast import BOOL, INT, NONE, POWER, SLOT
+from baobei.dsl.model import Spec
+
+from .expressions import Code, Compiler, Env, View, indent
 from .moves import SHAPES
 
 T1, T2, CH = "target", "second", "chosen"
 
 
-# ---- specialising an expression to a number of targets ---------------------------------------
+# ---- specialising an expression to a site and a number of targets -------------------------
 
-def _name(name: str, type_) -> ast.Name:
-    node = ast.Name(ast.Loc("<staged>"), name)
+def _loc() -> ast.Loc:
+    return ast.Loc("<staged>")
+
+
+def _name(name: str, type_, ref) -> ast.Name:
+    node = ast.Name(_loc(), name)
     node.type = type_
-    node.ref = ("global", name)
+    node.ref = ref
     return node
 
 
@@ -35,32 +47,30 @@ def _typed(node, type_):
 
 
 def _bool(value: bool) -> ast.BoolLit:
-    return _typed(ast.BoolLit(ast.Loc("<staged>"), value), BOOL)
+    return _typed(ast.BoolLit(_loc(), value), BOOL)
+
+
+def _int(value: int) -> ast.IntLit:
+    return _typed(ast.IntLit(_loc(), value), INT)
 
 
 def _is_targets(expr) -> bool:
     return isinstance(expr, ast.Name) and expr.ref == ("global", "targets")
 
 
-def _substitute(expr, var: str, replacement):
-    """expr with the local `var` replaced (quantifier variables are never shadowed in practice,
-    and we stop at a quantifier that rebinds the same name)."""
-    if isinstance(expr, ast.Name):
-        if expr.name == var and expr.ref and expr.ref[0] == "local":
-            return replacement
-        return expr
-    return _map(expr, lambda e: _substitute(e, var, replacement),
-                stop=lambda e: isinstance(e, ast.Quant) and e.var == var)
+def _clone(expr):
+    copy = object.__new__(type(expr))
+    copy.__dict__.update(expr.__dict__)
+    return copy
 
 
 def _map(expr, fn, stop=lambda e: False):
     """A copy of expr with fn applied to its direct sub-expressions."""
+    copy = _clone(expr)
     if stop(expr):
-        copy = _clone(expr)
         if isinstance(expr, ast.Quant):
             copy.domain = fn(expr.domain)
         return copy
-    copy = _clone(expr)
     if isinstance(expr, ast.Attr):
         copy.obj = fn(expr.obj)
     elif isinstance(expr, ast.Call):
@@ -78,23 +88,30 @@ def _map(expr, fn, stop=lambda e: False):
     return copy
 
 
-def _clone(expr):
-    copy = object.__new__(type(expr))
-    copy.__dict__.update(expr.__dict__)
-    return copy
+def _substitute(expr, var: str, replacement):
+    """expr with the local `var` replaced (stopping at a quantifier that rebinds the name)."""
+    if isinstance(expr, ast.Name):
+        if expr.name == var and expr.ref and expr.ref[0] == "local":
+            return replacement
+        return expr
+    return _map(expr, lambda e: _substitute(e, var, replacement),
+                stop=lambda e: isinstance(e, ast.Quant) and e.var == var)
 
 
-def specialise(expr, arity: int):
-    """expr for moves with exactly `arity` targets."""
-    slots = [_name(T1, SLOT), _name(T2, SLOT)][:arity]
+def specialise(expr, arity: int, power: str | None = None):
+    """expr for moves with exactly `arity` targets, asked where the power played is `power`
+    (None: not known here)."""
+    slots = [_name(T1, SLOT, ("global", T1)), _name(T2, SLOT, ("global", T2))][:arity]
 
     def walk(e):
         if isinstance(e, ast.Name) and e.ref and e.ref[0] == "global":
             if e.name == T1 and arity < 1 or e.name == T2 and arity < 2:
                 return _typed(ast.NoneLit(e.loc), NONE)
+            if e.name == "power" and power is not None:
+                return _name(power, POWER, ("const", "power"))
             return e
         if isinstance(e, ast.Call) and e.name == "count" and len(e.args) == 1 and _is_targets(e.args[0]):
-            return _typed(ast.IntLit(e.loc, arity), INT)
+            return _int(arity)
         if isinstance(e, ast.Binary) and e.op == "in" and _is_targets(e.right):
             left = walk(e.left)
             return _any([_typed(ast.Binary(e.loc, "==", left, slot), BOOL) for slot in slots])
@@ -106,9 +123,8 @@ def specialise(expr, arity: int):
                 return _any(bodies)
             if e.kind in ("count", "sum"):
                 terms = bodies if e.kind == "sum" else [
-                    _typed(ast.IfExpr(e.loc, b, _typed(ast.IntLit(e.loc, 1), INT), _typed(ast.IntLit(e.loc, 0), INT)),
-                           INT) for b in bodies]
-                total = _typed(ast.IntLit(e.loc, 0), INT)
+                    _typed(ast.IfExpr(e.loc, b, _int(1), _int(0)), INT) for b in bodies]
+                total = _int(0)
                 for term in terms:
                     total = _typed(ast.Binary(e.loc, "+", total, term), INT)
                 return total
@@ -134,11 +150,22 @@ def _any(items):
     return _join("or", items, False)
 
 
+def _constant(expr):
+    """A constant's identity for folding: ('none',) or ('const', name); None when not constant."""
+    if isinstance(expr, ast.NoneLit):
+        return ("none",)
+    if isinstance(expr, ast.Name) and expr.ref and expr.ref[0] == "const":
+        return ("const", expr.name)
+    return None
+
+
 def fold(expr):
     """Constant folding of what specialisation made constant."""
     expr = _map(expr, fold)
     if isinstance(expr, ast.Unary) and expr.op == "not" and isinstance(expr.operand, ast.BoolLit):
         return _bool(not expr.operand.value)
+    if isinstance(expr, ast.IfExpr) and isinstance(expr.cond, ast.BoolLit):
+        return expr.then if expr.cond.value else expr.other
     if isinstance(expr, ast.Binary):
         left, right = expr.left, expr.right
         lb, rb = isinstance(left, ast.BoolLit), isinstance(right, ast.BoolLit)
@@ -152,23 +179,33 @@ def fold(expr):
                 return _bool(True) if left.value else right
             if rb:
                 return _bool(True) if right.value else left
+        if expr.op == "implies":
+            if lb:
+                return right if left.value else _bool(True)
+            if rb and right.value:
+                return _bool(True)
         if isinstance(left, ast.IntLit) and isinstance(right, ast.IntLit):
             a, b = left.value, right.value
             ops = {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}
             if expr.op in ops:
                 return _bool(ops[expr.op])
             if expr.op == "+":
-                return _typed(ast.IntLit(expr.loc, a + b), INT)
+                return _int(a + b)
+        if expr.op == "+" and isinstance(left, ast.IntLit) and left.value == 0:
+            return right
+        ca, cb = _constant(left), _constant(right)
+        if ca is not None and cb is not None and expr.op in ("==", "!="):
+            return _bool((ca == cb) == (expr.op == "=="))
     return expr
 
 
-# ---- what an expression reads -------------------------------------------------------------
+# ---- what an expression reads ---------------------------------------------------------------
 
 class Dependencies:
     """Which of target, second, chosen an expression reads, through definitions too."""
 
-    def __init__(self, compiled: Compiled):
-        self.spec = compiled.spec
+    def __init__(self, spec: Spec):
+        self.spec = spec
         self.memo: dict[tuple, frozenset] = {}
 
     def of(self, expr) -> frozenset:
@@ -188,7 +225,7 @@ class Dependencies:
                 found.update(self._body(kind, expr.name))
             return
         if isinstance(expr, ast.Call) and expr.ref:
-            kind, detail = expr.ref
+            kind, _ = expr.ref
             if kind in ("define", "decision"):
                 found.update(self._body(kind, expr.name))
             elif kind in ("legal", "fires"):
@@ -199,7 +236,7 @@ class Dependencies:
     def _body(self, kind: str, name: str) -> frozenset:
         key = (kind, name)
         if key not in self.memo:
-            self.memo[key] = frozenset()  # no recursion in specs; guards anyway
+            self.memo[key] = frozenset()  # definitions cannot refer to themselves; guards anyway
             found: set = set()
             if kind == "define":
                 self._walk(self.spec.defines[name].body, found)
@@ -212,30 +249,71 @@ class Dependencies:
         return self.memo[key]
 
 
+def _owned_by_actor(conjunct, name: str) -> bool:
+    """Whether a conjunct is `NAME.owner == actor` (or the other way round)."""
+    if not (isinstance(conjunct, ast.Binary) and conjunct.op == "=="):
+        return False
+    sides = (conjunct.left, conjunct.right)
+    return any(isinstance(a, ast.Attr) and a.name == "owner" and isinstance(a.obj, ast.Name) and
+               a.obj.ref == ("global", name) and isinstance(b, ast.Name) and b.ref == ("global", "actor")
+               for a, b in (sides, sides[::-1]))
+
+
 def _split(expr, op: str) -> list:
     if isinstance(expr, ast.Binary) and expr.op == op:
         return _split(expr.left, op) + _split(expr.right, op)
     return [expr]
 
 
-# ---- the staged generators --------------------------------------------------------------------
+# ---- the staged functions of one ask site ---------------------------------------------------------
+
+@dataclass
+class Pseudo:
+    """One alternative (an `or` branch) of a rule, its conjuncts by the loop level that knows them."""
+
+    allow: bool
+    rule: ast.RuleDecl
+    stages: list[list]
+
+    def complete_at(self, stage: int) -> bool:
+        return not any(self.stages[s] for s in range(stage + 1, len(self.stages)))
+
 
 class Staged:
-    """Per move kind and number of targets, a generator of the legal argument tuples."""
+    """Writes the legal-move functions of ask sites."""
 
-    def __init__(self, compiled: Compiled):
-        self.compiled = compiled
-        self.deps = Dependencies(compiled)
-        self.generators: dict[tuple[str, int], object] = {}
-        self.checks: dict[tuple[str, int], object] = {}
-        for kind in MOVE_KINDS:
-            shape, counts = SHAPES[kind]
-            for arity in counts:
-                pseudo = self._pseudo_rules(kind, shape, arity)
-                self.generators[(kind, arity)] = self._build(kind, shape, arity, pseudo)
-                self.checks[(kind, arity)] = self._check(kind, arity, pseudo)
+    def __init__(self, spec: Spec, compiler: Compiler):
+        self.spec = spec
+        self.compiler = compiler
+        self.deps = Dependencies(spec)
 
-    def _stage(self, expr, shape: str) -> int:
+    def pseudo_rules(self, kind: str, arity: int, depth: int, power: str | None) -> list[Pseudo]:
+        """The rules of a kind in first-match order, specialised; those that can no longer change
+        the verdict left out (after a rule that always applies; refusals after the last allow)."""
+        rules = self.spec.first_match(self.spec.legality_rules(kind))
+        pseudo: list[Pseudo] = []
+        for rule in rules:
+            cond = specialise(rule.when, arity, power) if rule.when is not None else _bool(True)
+            always = False
+            for alternative in _split(cond, "or"):
+                if isinstance(alternative, ast.BoolLit) and not alternative.value:
+                    continue
+                stages: list[list] = [[] for _ in range(depth + 1)]
+                for conjunct in _split(alternative, "and"):
+                    if isinstance(conjunct, ast.BoolLit) and conjunct.value:
+                        continue
+                    stages[min(self._stage(conjunct), depth)].append(conjunct)
+                pseudo.append(Pseudo(rule.body.allow, rule, stages))
+                if not any(stages):
+                    always = True
+                    break
+            if always:
+                break
+        while pseudo and not pseudo[-1].allow:
+            pseudo.pop()
+        return pseudo
+
+    def _stage(self, expr) -> int:
         deps = self.deps.of(expr)
         if T2 in deps:
             return 2
@@ -243,112 +321,222 @@ class Staged:
             return 1
         return 0
 
-    def _pseudo_rules(self, kind: str, shape: str, arity: int) -> list:
-        compiled = self.compiled
-        rules = compiled.spec.first_match(compiled.spec.legality_rules(kind))
-        # pseudo-rules: (allow, [conjuncts by stage 0..2]); an `or` splits a rule into alternatives
-        pseudo = []
-        for rule in rules:
-            cond = specialise(rule.when, arity) if rule.when is not None else _bool(True)
-            for alternative in _split(cond, "or"):
-                if isinstance(alternative, ast.BoolLit) and not alternative.value:
-                    continue
-                stages: list[list] = [[], [], []]
-                for conjunct in _split(alternative, "and"):
-                    if isinstance(conjunct, ast.BoolLit) and conjunct.value:
-                        continue
-                    stages[self._stage(conjunct, shape)].append(conjunct)
-                pseudo.append((rule.body.allow, stages))
-        return pseudo
+    # -- the functions -----------------------------------------------------------------------------
+    def always_legal(self, kind: str, power: str | None) -> bool:
+        """Whether a move of this kind with no argument is legal whatever the state (a rule that
+        allows it with no condition, and no rule before it)."""
+        if 0 not in SHAPES[kind].counts:
+            return False
+        pseudo = self.pseudo_rules(kind, 0, 0, power)
+        return bool(pseudo) and pseudo[0].allow and not any(pseudo[0].stages)
 
-    def _check(self, kind: str, arity: int, pseudo: list):
-        """Whether one move with these arguments (already in C) is legal: the first pseudo-rule
-        that applies decides."""
-        lines = []
-        for allow, stages in pseudo:
-            parts = [self.compiled.code(c, {}) for stage in stages for c in stage]
-            lines.append(f"if {' and '.join(parts) if parts else 'True'}:")
-            lines.append(f"    return {allow}")
-        lines.append("return False")
-        return self.compiled.function(self.compiled.fresh(f"K_{kind}{arity}_"), ["S", "C"], lines)
-
-    def _build(self, kind: str, shape: str, arity: int, pseudo: list):
-        compiled = self.compiled
-        depth = 0 if shape == "none" or arity == 0 else (2 if arity == 2 else 1)
-        name = compiled.fresh(f"G_{kind}{arity}_")
-        # a kind no rule allows has no `yield`: the last line keeps it a generator all the same
-        lines = self._code(pseudo, depth, shape) + ["yield from ()"]
-        return compiled.function(name, ["S", "C", "domain", "first"], lines)
-
-    def _code(self, pseudo, depth: int, shape: str) -> list[str]:
-        code = self.compiled.code
-        first_allow = next((i for i, (allow, _) in enumerate(pseudo) if allow), len(pseudo))
+    def site_forms(self, site: str, kind: str, power: str | None, label: str) -> tuple[list[str], str]:
+        """Source lines of one kind's functions at one site, and its table: for each number of
+        arguments, (arity, X: whether a legal move exists, E: every legal argument tuple,
+        J: whether one candidate is legal, where each argument's candidates come from)."""
+        shape = SHAPES[kind]
         lines: list[str] = []
+        table = []
+        for arity in shape.counts:
+            depth = 0 if arity == 0 else (1 if shape.args == "player" else arity)
+            pseudo = self.pseudo_rules(kind, arity, depth, power)
+            sources = self._sources(shape, arity, pseudo)
+            rules = ", ".join(dict.fromkeys(p.rule.name for p in pseudo)) or "none allows"
+            doc = f"{kind} with {arity} argument(s) at {label}: {rules}"
+            judge = f"J{site}_{kind}{arity}"
+            lines += self._judge(judge, pseudo, arity, shape, self._env(sources, power, in_loops=False), doc)
+            if arity == 0:
+                table.append(f"(0, {judge}, None, {judge}, ())")
+                continue
+            exists, every = f"X{site}_{kind}{arity}", f"E{site}_{kind}{arity}"
+            env = self._env(sources, power, in_loops=True)
+            lines += self._staged(exists, pseudo, depth, sources, env, doc, find_all=False)
+            lines += self._staged(every, pseudo, depth, sources, env, doc, find_all=True)
+            table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r})")
+        return lines, "(" + "".join(entry + ", " for entry in table) + ")"
 
-        def known(i, stage) -> bool:
-            return not any(pseudo[i][1][s] for s in range(stage + 1, 3))
+    def _sources(self, shape, arity: int, pseudo: list[Pseudo]) -> tuple[str, ...]:
+        """Where each argument's candidates come from: players, own (the actor's slots), own+new
+        (and the next new slot), all (every slot); `_` first when it may be the placeholder. A slot
+        every allowing rule wants to be the actor's own is looked for among the actor's slots only."""
+        found = []
+        for position in range(arity if shape.args != "player" else min(arity, 1)):
+            if shape.args == "player":
+                source = "players"
+            elif shape.args == "own":
+                source = "own+new" if shape.new_slot else "own"
+            else:
+                allows = [rule for rule in pseudo if rule.allow]
+                name = (T1, T2)[position]
+                own = bool(allows) and not shape.placeholder(arity, position) and \
+                    all(any(_owned_by_actor(c, name) for stage in rule.stages for c in stage) for rule in allows)
+                source = "own" if own else "all"
+            found.append(("_" if shape.placeholder(arity, position) else "") + source)
+        return tuple(found)
 
-        def flag(i, stage) -> str:
-            return f"p{i}_{stage}"
+    def _env(self, sources: tuple[str, ...], power: str | None, in_loops: bool) -> Env:
+        """How the move's arguments read: in X and E (in_loops) the loops give each slot's owner
+        where they know it; J gets each argument with its card."""
+        context = {"actor": View("actor", none=False), "user": View("C.user"),
+                   "power": View(repr(power), none=False) if power else View("C.power"),
+                   "chosen": View("None"), "target": View("None"), "second": View("None"),
+                   "targets": View("()", none=False)}
+        targets: list[View] = []
+        if sources and sources[0] == "players":
+            context["chosen"] = View("a", none=False)
+        for position, source in enumerate(sources if sources and sources[0] != "players" else ()):
+            name, key = (("a", T1), ("b", T2))[position]
+            plain = source.lstrip("_")
+            if plain.startswith("own") and source == plain:     # (the placeholder has no owner)
+                owner = "actor"
+            elif in_loops and self._loops(position, sources)[0].startswith("for p_"):
+                owner = f"p_{name}"
+            else:
+                owner = None
+            new = plain == "own+new"
+            # the candidates are the layouts' own slot values (a new slot is another value than any)
+            view = View(name, none=source.startswith("_"), new=new, card=name + "_c", owner=owner, canonical=True,
+                        size="size" if in_loops and new else None)
+            context[key] = view
+            targets.append(view)
+        return Env(context=context, targets=targets, ctx=None)
 
-        def stage_lines(stage: int, indent: str) -> list[str]:
-            """Flags of every pseudo-rule at this stage, allowing rules first: when none of
-            them can apply any more the loop level is skipped before the exceptions are computed."""
-            out = []
-            allows = [i for i, (allow, _) in enumerate(pseudo) if allow]
-            refuses = [i for i, (allow, _) in enumerate(pseudo) if not allow]
-            for group in (allows, refuses):
-                for i in group:
-                    parts = [code(c, {}) for c in pseudo[i][1][stage]]
-                    if stage > 0:
-                        parts = [flag(i, stage - 1)] + parts
-                    out.append(f"{indent}{flag(i, stage)} = {' and '.join(parts) if parts else 'True'}")
-                if group is allows:
-                    flags = " or ".join(flag(i, stage) for i in allows) or "False"
-                    out.append(f"{indent}if not ({flags}):")
-                    out.append(f"{indent}    {skip(stage)}")
-            # an exception placed before every allowing rule that surely applies decides for all
-            sure = [flag(i, stage) for i in range(first_allow) if known(i, stage)]
-            if sure:
-                out.append(f"{indent}if {' or '.join(sure)}:")
-                out.append(f"{indent}    {skip(stage)}")
-            return out
+    def _conjunction(self, prefix: str, conjuncts: list, env: Env) -> Code:
+        """prefix and conjunct1 and ...: lines and value, each conjunct computed only if needed."""
+        lines: list[str] = []
+        value = prefix
+        for conjunct in conjuncts:
+            code = self.compiler.expr(conjunct, env)
+            if code.value == "True" and not code.lines:
+                continue
+            if not code.lines:
+                value = code.value if value == "True" else f"{value} and {code.value}"
+                continue
+            if value != "True":
+                flag = self.compiler.fresh("_c")
+                lines.append(f"{flag} = {value}")
+                lines.append(f"if {flag}:")
+                lines += indent(code.lines + [f"{flag} = {code.value}"])
+                value = flag
+            else:
+                lines += code.lines
+                value = code.value
+        return Code(lines, value)
 
-        def skip(stage: int) -> str:
-            return "return" if stage == 0 else "continue"
+    @staticmethod
+    def _loops(position: int, sources: tuple[str, ...]) -> list[str]:
+        """The for-statements over the candidates for one argument, nested when they run over
+        every player's slots."""
+        var = "ab"[position]
+        source = sources[position]
+        plain = source.lstrip("_")
+        if plain == "players":
+            return [f"for {var} in S.players:"]
+        if plain == "own":
+            code = "zip(actor.places, actor.layout)"
+        elif plain == "own+new":
+            code = "own_and_new(actor)"
+        elif len(sources) == 2 or source != plain:
+            code = "entries"      # every slot with its card, listed once for both arguments
+        else:
+            return [f"for p_{var} in S.players:", f"    for {var}, {var}_c in zip(p_{var}.places, p_{var}.layout):"]
+        if source != plain:
+            code = f"with_placeholder({code})"
+        return [f"for {var}, {var}_c in {code}:"]
 
-        def decide_lines(stage: int, indent: str, item: str) -> list[str]:
-            out = []
-            for i, (allow, stages) in enumerate(pseudo):
-                if allow:
-                    out.append(f"{indent}if {flag(i, stage)}:")
-                    out.append(f"{indent}    yield {item}")
-                    out.append(f"{indent}    {'continue' if stage else 'return'}")
-                else:
-                    out.append(f"{indent}if {flag(i, stage)}:")
-                    out.append(f"{indent}    {'continue' if stage else 'return'}")
-            return out
+    def _staged(self, name: str, pseudo: list[Pseudo], depth: int, sources: tuple[str, ...], env: Env,
+                doc: str, find_all: bool) -> list[str]:
+        """E (find_all: the list of every legal argument tuple) or X (whether there is one)."""
+        self.compiler.reset()
+        what = "every legal argument tuple" if find_all else "whether one is legal"
+        out = [f"def {name}(S, C, actor, ask):", f'    """{doc}: {what}"""']
+        if not any(rule.allow for rule in pseudo):
+            return out + ["    return []" if find_all else "    return False", ""]
+        flags = ["True"] * len(pseudo)
+        alive = list(range(len(pseudo)))
+        prefix = "    "
+        args = "(a,)" if depth == 1 else "(a, b)"
+        found = [f"legal.append({args})", "continue"] if find_all else ["return True"]
+        if find_all:
+            out.append("    legal = []")
+        if any("entries" in self._loops(p, sources)[0] for p in range(len(sources))):
+            out.append("    entries = ask.slot_entries()")
+        if "own+new" in sources:
+            out.append("    size = len(actor.layout)")
+        for stage in range(depth + 1):
+            skip = "continue" if stage else ("return legal" if find_all else "return False")
+            body: list[str] = []
+            allows = [i for i in alive if pseudo[i].allow]
+            before = [flags[i] for i in allows]
+            for i in allows:
+                flags[i] = self._flag(i, stage, flags[i], pseudo[i], env, body)
+            if "True" not in (flags[i] for i in allows) and (stage == 0 or before != [flags[i] for i in allows]):
+                body.append(f"if not ({' or '.join(flags[i] for i in allows)}):")
+                body.append(f"    {skip}")
+                if len(allows) == 1:   # past this test the only allowing rule still applies
+                    flags[allows[0]] = "True"
+            first_allow = allows[0]
+            for j in list(alive):
+                rule = pseudo[j]
+                if rule.allow:
+                    continue
+                if j < first_allow and rule.complete_at(stage):
+                    # an exception before every allowing rule, known here: it refuses them all
+                    code = self._conjunction(flags[j], rule.stages[stage], env)
+                    body += code.lines
+                    body.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name}")
+                    body.append(f"    {skip}")
+                    alive.remove(j)
+                elif stage < depth:
+                    flags[j] = self._flag(j, stage, flags[j], rule, env, body)
+            if stage == depth:   # the first rule that applies decides
+                for i in alive:
+                    rule = pseudo[i]
+                    if rule.allow:
+                        body.append(f"if {flags[i]}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+                        body += indent(found)
+                    else:
+                        code = self._conjunction(flags[i], rule.stages[stage], env)
+                        body += code.lines
+                        body.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+                        body.append(f"    {skip}")
+            out += indent(body, prefix)
+            if stage < depth:
+                loops = self._loops(stage, sources)
+                out += indent(loops, prefix)
+                prefix += "    " * len(loops)
+                if stage == 1:
+                    out.append(f"{prefix}if b is a:")
+                    out.append(f"{prefix}    continue")
+        out.append("    return legal" if find_all else "    return False")
+        return out + [""]
 
-        if depth == 0:
-            lines += stage_lines(0, "")
-            lines += decide_lines(0, "", "()")
-            return lines
-        lines += stage_lines(0, "")
-        target_attr = "chosen" if shape == "player" else "target"
-        lines.append("for a in first:")
-        lines.append(f"    C.{target_attr} = a")
-        if shape != "player":
-            lines.append("    C.targets = (a,)")
-        if depth == 1:
-            lines += stage_lines(1, "    ")
-            lines += decide_lines(1, "    ", "(a,)")
-            return lines
-        lines += stage_lines(1, "    ")
-        lines.append("    for b in domain:")
-        lines.append("        if b == a:")
-        lines.append("            continue")
-        lines.append("        C.second = b")
-        lines.append("        C.targets = (a, b)")
-        lines += stage_lines(2, "        ")
-        lines += decide_lines(2, "        ", "(a, b)")
-        return lines
+    def _flag(self, index: int, stage: int, flag: str, rule: Pseudo, env: Env, body: list[str]) -> str:
+        """The pseudo-rule's flag after this stage's conjuncts (a new local when it has some)."""
+        if not rule.stages[stage]:
+            return flag
+        code = self._conjunction(flag, rule.stages[stage], env)
+        name = f"f{index}_{stage}"
+        body += code.lines
+        body.append(f"{name} = {code.value}")
+        return name
+
+    def _judge(self, name: str, pseudo: list[Pseudo], arity: int, shape, env: Env, doc: str) -> list[str]:
+        """J: whether one candidate is legal (its arguments as the candidates of E come: a player,
+        or a (slot, card) pair)."""
+        self.compiler.reset()
+        params = ["ea", "eb"][:arity]
+        out = [f"def {name}(S, C, actor{''.join(', ' + p for p in params)}):", f'    """{doc}"""']
+        if arity and shape.args == "player":
+            out.append("    a = ea")
+        elif arity:
+            out.append("    a, a_c = ea")
+            if arity == 2:
+                out.append("    b, b_c = eb")
+        for rule in pseudo:
+            code = self._conjunction("True", [c for stage in rule.stages for c in stage], env)
+            out += indent(code.lines)
+            out.append(f"    if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+            out.append(f"        return {rule.allow}")
+        out.append("    return False")
+        return out + [""]

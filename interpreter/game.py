@@ -9,6 +9,7 @@ in_tiebreak).
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from baobei.dsl.errors import RuleRuntimeError
@@ -17,7 +18,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .engine import Ctx, Round
 from .moves import Move
 from .rules import Rules
-from .state import Rng
+from .state import EMPTY_CTX, Rng
 
 MAX_ROUNDS = 10_000
 MAX_MOVES_PER_ROUND = 20_000
@@ -44,23 +45,44 @@ class GameRecord:
     totals: dict[str, int] = field(default_factory=dict)
     winner: str | None = None
     agents: dict[str, str] = field(default_factory=dict)   # player -> the agent playing the seat
+    deal_seconds: float = 0.0       # time spent making rounds ready to play (shuffle, deal, setup)
 
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
-              tiebreak: bool = False, deck: list[str] | None = None, lot: int | None = None) -> Round:
+              tiebreak: bool = False, deck: list[str] | None = None, lot: int | None = None,
+              reshuffles: list[list[str]] | None = None) -> Round:
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
-    `first` None: the spec's opening_player decides, with `lot` drawn at random."""
+    `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
+    `reshuffles`: a recorded deal and the draw piles its recycles made (top first)."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
                 tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     if deck is None:
-        rnd.deck = [rnd.new_card(name) for name in edition.cards()]
+        rnd.deck = rnd.new_cards(edition.cards())
         rng.shuffle(rnd.deck)
-    else:  # a recorded deal (top first)
-        rnd.deck = [rnd.new_card(name) for name in reversed(deck)]
+    else:
+        rnd.deck = rnd.new_cards(reversed(deck))
     rnd.initial_deck = [card.kind.name for card in reversed(rnd.deck)]
+    if reshuffles is not None:
+        rnd.reshuffles = [list(order) for order in reshuffles]
+    # a copy is the same deal played again, with the randomness as it is now
+    seed, state, dealt = rng.seed, rng.random.getstate(), rnd.initial_deck
+    rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak, dealt, lot, reshuffles)
     rnd.start(["setup", "turns"])
+    return rnd
+
+
+def _unstarted(rules, names, seed, state, first, totals, tiebreak, deck, lot, reshuffles) -> Round:
+    copy = Rng(seed)
+    copy.random.setstate(state)
+    edition = rules.edition
+    rnd = Round(rules.program, names, copy, threshold=edition.threshold[len(names)],
+                edition_deal=edition.deal[len(names)], tiebreak=tiebreak, first=first, lot=lot, totals=totals)
+    rnd.deck = rnd.new_cards(reversed(deck))
+    rnd.initial_deck = list(deck)
+    if reshuffles is not None:
+        rnd.reshuffles = [list(order) for order in reshuffles]
     return rnd
 
 
@@ -70,9 +92,9 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
     gets it."""
     ask = rnd.pending
     clauses = ask.clauses
-    if len(clauses) == 1 and clauses[0][0] is not None:
-        actor = clauses[0][0]
-        return agents[actor.name].choose(rnd, actor, may_decline=False)
+    actor = clauses[0][0]
+    if actor is not None and len(clauses) == 1:
+        return agents[actor.name].choose(rnd, actor, False)
     actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]
@@ -82,20 +104,19 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
         if move is not None:
             return move
     for actor in actors:  # nobody acts: the window is declined
-        for move in rnd.legal_moves_of(actor, DECLINE_KINDS):
-            return move
+        for _, kind in ask.asked(actor):
+            if kind in DECLINE_KINDS and ask.forms(actor, kind):
+                return Move(actor, kind)
     raise RuleRuntimeError(f"no player can move at {ask.label}")
 
 
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
-    priority = rnd.compiled.ns["D_priority"]
-    C = Ctx()
     if any(asker is None for asker, _ in ask.clauses):
-        asked = list(rnd.players)
+        asked = rnd.players
     else:
         asked = [p for p in rnd.players if any(asker is p for asker, _ in ask.clauses)]
-    return sorted(asked, key=lambda p: priority(rnd, C, p))
+    return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 
 def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True) -> int:
@@ -103,7 +124,12 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     move is not judged a second time; `trusted=False` judges every move again."""
     moves = 0
     while rnd.pending is not None:
-        move = decide(rnd, agents, rng)
+        clauses = rnd.pending.clauses
+        actor = clauses[0][0]
+        if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
+            move = agents[actor.name].choose(rnd, actor, False)
+        else:
+            move = decide(rnd, agents, rng)
         rnd.apply(move, trusted)
         moves += 1
         if on_move is not None:
@@ -126,28 +152,31 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     lot = rng.randrange(len(playing))
     tiebreak = False
     for _ in range(MAX_ROUNDS):
+        started = time.perf_counter()
         rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak)
+        record.deal_seconds += time.perf_counter() - started
         for agent in agents.values():
             agent.new_round(rnd)
         if on_round_start is not None:
             on_round_start(rnd)
         moves = play_round(rnd, agents, rng, on_move, trusted)
         for player in rnd.players:
-            totals[player.name] = player.vars["total"]
+            totals[player.name] = player.v_total
         record.rounds.append(_round_record(rnd, moves))
         if on_round is not None:
             on_round(rnd, record)
-        ns, C = rnd.compiled.ns, Ctx()
-        if ns["D_game_over"](rnd, C):
-            winner = ns["D_winner"](rnd, C)
+        program, C = rnd.program, Ctx()
+        if program.define("game_over")(rnd, C):
+            winner = program.define("winner")(rnd, C)
             if winner is not None:
                 record.winner = winner.name
                 break
-            playing = [p.name for p in rnd.players if ns["D_in_tiebreak"](rnd, C, p)]
+            in_tiebreak = program.define("in_tiebreak")
+            playing = [p.name for p in rnd.players if in_tiebreak(rnd, C, p)]
             tiebreak = True
             first, lot = None, rng.randrange(len(playing))
         else:
-            first_player = ns["X_next_first"](rnd, C)
+            first_player = program.decision("next_first")(rnd, C)
             first, lot = playing.index(first_player.name), None
     else:
         raise RuleRuntimeError(f"the game did not end after {MAX_ROUNDS} rounds")
@@ -156,13 +185,13 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
 
 
 def _round_record(rnd: Round, moves: int) -> RoundRecord:
-    bao = rnd.vars["bao"]
+    bao = rnd.v_bao
     called = next((move.actor.name for move in rnd.history if move.kind == "bao"), None)
     success = None
     if bao is not None:
-        success = bool(rnd.compiled.ns["D_bao_succeeds"](rnd, Ctx()))
+        success = bool(rnd.program.define("bao_succeeds")(rnd, Ctx()))
     return RoundRecord(players=[p.name for p in rnd.players], first=rnd.first.name, tiebreak=rnd.tiebreak,
                        moves=moves, turns=rnd.turn, bao=bao.name if bao else None, bao_success=success,
                        bao_called=called,
-                       final_phase=bool(rnd.vars["final_phase"]),
-                       scores={p.name: p.vars["score"] for p in rnd.players})
+                       final_phase=bool(rnd.v_final_phase),
+                       scores={p.name: p.v_score for p in rnd.players})

@@ -24,7 +24,7 @@ class Watch:
     def __init__(self, rnd: Round, rules, deck_size: int):
         self.rules = rules
         self.deck_size = deck_size
-        self.invariants = [(decl, rnd.compiled.lambda_(decl.expr)) for decl in rules.spec.invariants.values()]
+        self.invariants = [(decl, rnd.program.lambda_(decl.expr)) for decl in rules.spec.invariants.values()]
         self._turn_start = None
         self._seen_changes = 0
 
@@ -83,7 +83,7 @@ class Watch:
 
 
 def _signature(rnd: Round) -> tuple:
-    return tuple((id(f.code), f.pc, f.kind) for f in rnd.frames)
+    return rnd.position()
 
 
 def _clauses(rnd: Round):

@@ -14,6 +14,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .agents import Agent
 from .engine import Round
 from .moves import Move
+from .state import slot_card
 
 
 class MemoryAgent(Agent):
@@ -44,7 +45,7 @@ class MemoryAgent(Agent):
 
     def own(self, rnd: Round):
         me = self.me(rnd)
-        return [s for s in me.slots() if rnd._slot_card(s) is not None]
+        return [s for s in me.places if slot_card(s) is not None]
 
     def expected_total(self, rnd: Round) -> float:
         return sum(self.worth(rnd, s) for s in self.own(rnd))

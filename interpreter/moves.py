@@ -2,35 +2,59 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from baobei.dsl.errors import MoveError
 
-# kind -> (what the arguments are, allowed numbers of arguments)
-SHAPES: dict[str, tuple[str, tuple[int, ...]]] = {
-    "peek": ("own", (2,)), "draw": ("none", (0,)), "take": ("own", (1,)), "keep": ("own", (1,)),
-    "discard": ("none", (0,)), "pluck": ("slots", (1, 2)), "pass": ("none", (0,)), "give": ("own", (1,)),
-    "place": ("own", (1,)), "look": ("slots", (1, 2)), "show": ("slots", (1,)), "swap": ("slots", (0, 2)),
-    "leave": ("none", (0,)), "add": ("player", (1,)), "replace": ("slots", (0, 1, 2)), "skip": ("none", (0,)),
-    "bao": ("none", (0,)), "end": ("none", (0,)),
+from .state import Ctx
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the notation lets a move of one kind name."""
+
+    args: str                       # none | own (numbers of one's own slots) | slots (PLAYER.N) | player
+    counts: tuple[int, ...]         # how many arguments a move may name
+    new_slot: bool = False          # an own layout's next new slot may be named too
+    placeholders: tuple[tuple[int, int], ...] = ()   # (number of arguments, position) that may be `_` (none)
+
+    def placeholder(self, count: int, position: int) -> bool:
+        return (count, position) in self.placeholders
+
+
+SHAPES: dict[str, Shape] = {
+    "peek": Shape("own", (2,)), "draw": Shape("none", (0,)), "take": Shape("own", (1,)),
+    "keep": Shape("own", (1,)), "discard": Shape("none", (0,)), "pluck": Shape("slots", (1, 2)),
+    "pass": Shape("none", (0,)), "give": Shape("own", (1,)), "place": Shape("own", (1,), new_slot=True),
+    "look": Shape("slots", (1, 2)), "show": Shape("slots", (1,)), "swap": Shape("slots", (0, 2)),
+    "leave": Shape("none", (0,)), "add": Shape("player", (1,)),
+    # the shoebill: `replace _ Q.M`, no own replacement, the second card drawn goes to Q.M (and a
+    # trailing `_` is the same move as the target alone: `replace P.N _` is `replace P.N`)
+    "replace": Shape("slots", (0, 1, 2), placeholders=((2, 0),)), "skip": Shape("none", (0,)),
+    "bao": Shape("none", (0,)), "end": Shape("none", (0,)),
 }
-# Kinds whose two-target form may leave its first target out with `_` (the shoebill: no own
-# replacement, the second card drawn goes to the other target); a trailing `_` is the same
-# move as the target alone.
-PLACEHOLDER_FIRST = frozenset({"replace"})
 PLACEHOLDER = "_"
 _SLOT = re.compile(r"^([^.\s]+)\.(\d+)$")
 
 
-class Move:
-    """One move: who, what kind, which slots (and which player for `add P`)."""
+class Move(Ctx):
+    """One move: who, what kind, which slots (and which player for `add P`). Played, it is also
+    the context its handler runs in: its `user` and `power` are then the ask's."""
 
-    __slots__ = ("actor", "kind", "targets", "chosen")
+    __slots__ = ("kind",)
 
     def __init__(self, actor, kind: str, targets: tuple = (), chosen=None):
-        self.actor = actor              # Player
+        # targets: ((Player, number) or None for a placeholder, ...); chosen: a Player, for `add P`
+        self.actor = actor
         self.kind = kind
-        self.targets = targets          # ((Player, number), ...)
-        self.chosen = chosen            # Player, for `add P`
+        self.targets = targets
+        if targets:
+            self.target = targets[0]
+            self.second = targets[1] if len(targets) > 1 else None
+        else:
+            self.target = self.second = None
+        self.chosen = chosen
+        self.user = self.power = None       # the ask's, once played
 
     def _key(self) -> tuple:
         return (self.actor, self.kind, self.targets, self.chosen)
@@ -44,20 +68,12 @@ class Move:
     def __repr__(self) -> str:
         return f"Move({format_move(self)!r})"
 
-    @property
-    def target(self):
-        return self.targets[0] if self.targets else None
-
-    @property
-    def second(self):
-        return self.targets[1] if len(self.targets) > 1 else None
-
     def __str__(self) -> str:
         return format_move(self)
 
 
 def format_move(move: Move) -> str:
-    shape = SHAPES[move.kind][0]
+    shape = SHAPES[move.kind].args
     if shape == "own":
         args = [str(n) for _, n in move.targets]
     elif shape == "slots":
@@ -80,20 +96,20 @@ def parse_move(actor_name: str, text: str, players: dict) -> Move:
     kind, args = words[0], words[1:]
     if kind not in SHAPES:
         raise MoveError(f"unknown move '{kind}'; moves are {', '.join(SHAPES)}")
-    shape, counts = SHAPES[kind]
-    if len(args) not in counts:
-        wanted = " or ".join(str(c) for c in counts)
+    shape = SHAPES[kind]
+    if len(args) not in shape.counts:
+        wanted = " or ".join(str(c) for c in shape.counts)
         raise MoveError(f"'{kind}' takes {wanted} argument(s), not {len(args)}: '{text}'")
-    if shape == "own":
+    if shape.args == "own":
         numbers = []
         for arg in args:
             if not arg.isdigit() or int(arg) < 1:
                 raise MoveError(f"'{kind}' takes slot numbers of one's own layout (1, 2, ...), not '{arg}'")
             numbers.append(int(arg))
         return Move(actor, kind, tuple((actor, n) for n in numbers))
-    if shape == "slots":
-        return Move(actor, kind, _slots(kind, args, players, text))
-    if shape == "player":
+    if shape.args == "slots":
+        return Move(actor, kind, _slots(shape, kind, args, players, text))
+    if shape.args == "player":
         chosen = players.get(args[0])
         if chosen is None:
             raise MoveError(f"'{kind}': unknown player '{args[0]}' (players: {', '.join(players)})")
@@ -101,14 +117,18 @@ def parse_move(actor_name: str, text: str, players: dict) -> Move:
     return Move(actor, kind)
 
 
-def _slots(kind: str, args: list[str], players: dict, text: str) -> tuple:
+def _slots(shape: Shape, kind: str, args: list[str], players: dict, text: str) -> tuple:
     if PLACEHOLDER in args:
-        if kind not in PLACEHOLDER_FIRST or len(args) != 2 or args == [PLACEHOLDER, PLACEHOLDER]:
-            raise MoveError(f"'{text}': '{PLACEHOLDER}' only stands for a target left out of a two-target "
-                            f"{', '.join(sorted(PLACEHOLDER_FIRST))} (e.g. 'replace _ Ben.2')")
-        if args[1] == PLACEHOLDER:      # `replace P.N _` is `replace P.N`
+        allowed = [i for i, arg in enumerate(args) if arg == PLACEHOLDER and shape.placeholder(len(args), i)]
+        trailing = len(args) == 2 and args[1] == PLACEHOLDER and args[0] != PLACEHOLDER and \
+            shape.placeholder(2, 0)
+        if trailing:      # `replace P.N _` is `replace P.N`
             return (_slot(args[0], players, kind),)
-        return (None, _slot(args[1], players, kind))
+        if len(allowed) != args.count(PLACEHOLDER) or len(allowed) == len(args):
+            kinds = sorted(k for k, s in SHAPES.items() if s.placeholders)
+            raise MoveError(f"'{text}': '{PLACEHOLDER}' only stands for a target left out of a two-target "
+                            f"{', '.join(kinds)} (e.g. 'replace _ Ben.2')")
+        return tuple(None if i in allowed else _slot(arg, players, kind) for i, arg in enumerate(args))
     return tuple(_slot(arg, players, kind) for arg in args)
 
 

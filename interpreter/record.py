@@ -130,12 +130,11 @@ def replay_game(rules: Rules, game: dict, number: int) -> tuple[int, Divergence 
             first = players.index(recorded["first"])
             rnd = new_round(rules, players, Rng(int(game.get("seed", 0))), first=first,
                             totals=recorded.get("totals", {}), tiebreak=bool(recorded.get("tiebreak")),
-                            deck=recorded["deck"])
+                            deck=recorded["deck"], reshuffles=recorded.get("reshuffles", []))
         except (KeyError, ValueError, TypeError) as problem:
             raise ScenarioError(f"game {number}, round {index}: the record is incomplete ({problem})") from None
         except BaobeiError as problem:
             return moves, Divergence(number, index, 0, "the deal", problem.message)
-        rnd.reshuffles = [list(order) for order in recorded.get("reshuffles", [])]
         for step, entry in enumerate(recorded["moves"], start=1):
             text = entry["move"]
             actor, _, body = text.partition(": ")
@@ -158,7 +157,7 @@ def replay_game(rules: Rules, game: dict, number: int) -> tuple[int, Divergence 
                                      f"the scores changed: {recorded['scores']} -> {scores}")
         following = game["rounds"][index] if index < len(game["rounds"]) else None
         if following is not None and not following.get("tiebreak"):
-            first = rnd.compiled.ns["X_next_first"](rnd, Ctx())
+            first = rnd.program.decision("next_first")(rnd, Ctx())
             if first is None or first.name != following.get("first"):
                 return moves, Divergence(number, index, len(recorded["moves"]), "the next round",
                                          f"the next round's first player changed: {following.get('first')} -> "

@@ -1,4 +1,4 @@
-"""The rules of one variant, ready to play: resolved spec, compiled program, edition."""
+"""The rules of one variant, ready to play: resolved spec, its program, edition."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,7 +7,7 @@ from baobei.dsl.edition import Edition
 from baobei.dsl.loader import Config, load_edition_for, load_spec, spec_version
 from baobei.dsl.model import Spec
 
-from .program import Program
+from .program import Program, program_of
 
 
 @dataclass
@@ -23,7 +23,8 @@ class Rules:
 @dataclass(frozen=True)
 class RulesSource:
     """What a worker process needs to load a variant's rules itself: compiled code does not
-    travel between processes, the config's paths and the variant's name do."""
+    travel between processes, the config's paths and the variant's name do (the worker finds
+    the generated module in the cache folder)."""
 
     config: Config
     variant: str | None
@@ -32,13 +33,8 @@ class RulesSource:
         return load_rules(self.config, self.variant)
 
 
-_PROGRAMS: dict[int, Program] = {}
-
-
 def load_rules(config: Config, variant: str | None = None) -> Rules:
     spec = load_spec(config, variant)
-    if id(spec) not in _PROGRAMS:
-        _PROGRAMS[id(spec)] = Program(spec)
     edition = load_edition_for(config, spec)
-    return Rules(variant or config.default_variant, spec, _PROGRAMS[id(spec)], edition,
+    return Rules(variant or config.default_variant, spec, program_of(spec), edition,
                  spec_version(config, variant), RulesSource(config, variant))

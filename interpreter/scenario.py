@@ -14,7 +14,7 @@ from baobei.dsl.errors import BaobeiError, Loc, MoveError, RuleRuntimeError, Sce
 from baobei.dsl.loader import Config
 from baobei.dsl.yamlfile import YamlDoc, read_yaml
 
-from .engine import IllegalMove, Round
+from .engine import IllegalMove, Round, same_move
 from .moves import Move, parse_move
 from .rules import Rules, load_rules
 from .table import EMPTY, round_from_table
@@ -376,14 +376,6 @@ def _play_step(rnd: Round, step: Step) -> str | None:
     return None
 
 
-def same_move(rnd: Round, move: Move) -> Move:
-    """The same move with the players of another round (a clone, or the other variant's)."""
-    by_name = rnd.by_name
-    return Move(by_name[move.actor.name], move.kind,
-                tuple(None if t is None else (by_name[t[0].name], t[1]) for t in move.targets),
-                by_name[move.chosen.name] if move.chosen is not None else None)
-
-
 # The one decision a step closes by itself (the contract): a pluck window, which any step
 # that is not a pluck closes with `pass`. Every other pending decision needs its own step.
 WINDOW_MOVE, WINDOW_CLOSE = "pluck", "pass"
@@ -434,17 +426,18 @@ def observed(rnd: Round, key: str, rules: Rules):
     if key in ("shield", "recycles", "final_phase", "round_over"):
         return rnd.vars[key]
     C = rnd.context(Move(rnd.active, "end"), None)
-    ns = rnd.compiled.ns
+    program = rnd.program
     if key == "next_first":
-        player = ns["X_next_first"](rnd, C)
+        player = program.decision("next_first")(rnd, C)
         return player.name if player is not None else None
     if key == "game_over":
-        return bool(ns["D_game_over"](rnd, C))
+        return bool(program.define("game_over")(rnd, C))
     if key == "winner":
-        player = ns["D_winner"](rnd, C)
+        player = program.define("winner")(rnd, C)
         return player.name if player is not None else None
     if key == "tiebreak":
-        return [p.name for p in rnd.order if ns["D_in_tiebreak"](rnd, C, p)]
+        in_tiebreak = program.define("in_tiebreak")
+        return [p.name for p in rnd.order if in_tiebreak(rnd, C, p)]
     if key == "waiting":
         return waiting(rnd)
     raise KeyError(key)

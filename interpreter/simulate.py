@@ -2,6 +2,7 @@
 invariant checks after every move. The same seed gives the same games."""
 from __future__ import annotations
 
+import gc
 import json
 import time
 from dataclasses import asdict, dataclass, field
@@ -30,6 +31,7 @@ class Stats:
     turns: int = 0
     moves: int = 0
     seconds: float = 0.0
+    deal_seconds: float = 0.0    # of the games' time, making rounds ready to play (shuffle, deal, setup up to the peeks)
     bao_calls: int = 0
     bao_cancelled: int = 0       # calls a later final phase made void (they are not scored)
     bao_successes: int = 0
@@ -66,6 +68,7 @@ class Stats:
         """Adds another batch's counts (integers only: the sum is the same in any order)."""
         for name in COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.deal_seconds += other.deal_seconds     # a time: summed over the workers that dealt
         for agent, won in other.wins.items():
             self.wins[agent] = self.wins.get(agent, 0) + won
         for agent, (total, seats) in other.final_totals.items():
@@ -77,6 +80,7 @@ class Stats:
         data = asdict(self)
         data.update(games_per_second=round(self.games_per_second, 2), turns_per_second=round(self.turns_per_second, 1),
                     moves_per_second=round(self.moves_per_second, 1), seconds=round(self.seconds, 3),
+                    deal_seconds=round(self.deal_seconds, 3),
                     bao_success_rate=round(self.bao_success_rate, 4), turns_per_round=round(self.turns_per_round, 2))
         return data
 
@@ -160,12 +164,23 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
 
 
 def simulate_batch(job: SimulationBatch) -> BatchOutcome:
+    # a round makes many small objects that live until it ends: the collector's default
+    # thresholds would scan them again and again (about a tenth of the time)
+    thresholds = gc.get_threshold()
+    gc.set_threshold(max(thresholds[0], 20_000), *thresholds[1:])
+    try:
+        return _play_batch(job)
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def _play_batch(job: SimulationBatch) -> BatchOutcome:
     rules = rules_for(job.source, job.version)
     agents = list(job.agents)
     outcome = BatchOutcome(Stats(rules.variant, job.players, job.seed, agents))
     stats = outcome.stats
     for index in range(job.start, job.stop):
-        hooks = [_checking(rules, stats) if job.check else _counting(stats)]
+        hooks = [_checking(rules, stats)] if job.check else []
         on_round_start = None
         if job.record:
             recorder = Recorder(rules, game_seed(job.seed, index), agents)
@@ -175,8 +190,8 @@ def simulate_batch(job: SimulationBatch) -> BatchOutcome:
         def on_move(rnd, move, _hooks=tuple(hooks)):
             for hook in _hooks:
                 hook(rnd, move)
-        played = play_game(rules, job.players, game_seed(job.seed, index), agents, on_move=on_move,
-                           on_round_start=on_round_start, trusted=not job.check)
+        played = play_game(rules, job.players, game_seed(job.seed, index), agents,
+                           on_move=on_move if hooks else None, on_round_start=on_round_start, trusted=not job.check)
         _count(stats, played)
         if job.record:
             outcome.lines.append(json.dumps(recorder.finish(played), separators=(",", ":")) + "\n")
@@ -185,17 +200,10 @@ def simulate_batch(job: SimulationBatch) -> BatchOutcome:
     return outcome
 
 
-def _counting(stats: Stats):
-    def on_move(rnd, move):
-        stats.moves += 1
-    return on_move
-
-
 def _checking(rules: Rules, stats: Stats):
     state = {"round": None, "watch": None}
 
     def on_move(rnd, move):
-        stats.moves += 1
         if state["round"] is not rnd:
             state["round"] = rnd
             state["watch"] = Watch(rnd, rules, rules.edition.size)
@@ -209,9 +217,11 @@ def _checking(rules: Rules, stats: Stats):
 
 def _count(stats: Stats, record: GameRecord) -> None:
     stats.games += 1
+    stats.deal_seconds += record.deal_seconds
     stats.rounds += len(record.rounds)
     for rnd in record.rounds:
         stats.turns += rnd.turns
+        stats.moves += rnd.moves
         if rnd.bao_called is not None:
             stats.bao_calls += 1
             stats.bao_cancelled += rnd.bao is None

@@ -1,13 +1,21 @@
-"""The state of a round: zones, layouts with numbered slots, what each player knows.
+"""The state of a round and the effect primitives: zones, layouts with numbered slots,
+what each player knows, who changed whose layout, randomness.
 
-Generic machinery only: nothing here decides what is legal or what happens.
-A slot value is a tuple (player, number) with numbers from 1; an emptied slot
-keeps its number and holds None; a new slot is numbered one past the highest.
+Generic machinery only: nothing here decides what is legal or what happens; the
+generated module (generate.py) calls these primitives, each implemented once (the
+checker models each once, checker/effects.py). A slot value is a tuple (player,
+number) with numbers from 1; an emptied slot keeps its number and holds None; a new
+slot is numbered one past the highest. The spec's variables are attributes `v_NAME`
+of the round and of each player (`vars` shows them as a mapping).
 """
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from baobei.dsl.errors import RuleRuntimeError
+
+from . import trace as events
 
 
 @dataclass(frozen=True)
@@ -25,13 +33,17 @@ class CardKind:
 
 
 class Card:
-    """One physical card. Its marks record the last time a power moved it."""
+    """One physical card. It carries its kind's value, family and power (the rules read them
+    straight from the card in a slot) and marks of the last time a power moved it."""
 
-    __slots__ = ("kind", "uid", "moved_turn", "moved_sequence", "moved_by")
+    __slots__ = ("kind", "uid", "value", "family", "power", "moved_turn", "moved_sequence", "moved_by")
 
     def __init__(self, kind: CardKind, uid: int):
         self.kind = kind
         self.uid = uid
+        self.value = kind.value
+        self.family = kind.family
+        self.power = kind.power
         self.moved_turn = -1
         self.moved_sequence = -1
         self.moved_by = None
@@ -40,21 +52,66 @@ class Card:
         return self.kind.name
 
 
-class Player:
-    __slots__ = ("name", "index", "layout", "vars", "_slots")
+class VarsView:
+    """The spec's variables of a round or a player (attributes v_NAME) as a mapping."""
 
-    def __init__(self, name: str, index: int, vars_: dict):
+    __slots__ = ("_owner", "_names")
+
+    def __init__(self, owner, names: tuple[str, ...]):
+        self._owner = owner
+        self._names = names
+
+    def __getitem__(self, name: str):
+        if name not in self._names:
+            raise KeyError(name)
+        return getattr(self._owner, "v_" + name)
+
+    def __setitem__(self, name: str, value) -> None:
+        if name not in self._names:
+            raise KeyError(name)
+        setattr(self._owner, "v_" + name, value)
+
+    def __contains__(self, name) -> bool:
+        return name in self._names
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def get(self, name: str, default=None):
+        return getattr(self._owner, "v_" + name) if name in self._names else default
+
+    def keys(self):
+        return list(self._names)
+
+    def items(self):
+        return [(name, getattr(self._owner, "v_" + name)) for name in self._names]
+
+
+class Player:
+    """A seat: its layout (a Card or None per slot) and the spec's player variables."""
+
+    def __init__(self, name: str, index: int, var_names: tuple[str, ...] = ()):
         self.name = name
         self.index = index          # seat, from 0
         self.layout: list[Card | None] = []
-        self.vars = vars_
-        self._slots: list = []
+        self.places: list = []      # the slot values (self, 1) ... (self, n), one per entry of layout
+        self.var_names = var_names
 
-    def slots(self) -> list:
-        """(self, 1) ... (self, n): slot values of this layout (kept while its length stays)."""
-        if len(self._slots) != len(self.layout):
-            self._slots = [(self, n) for n in range(1, len(self.layout) + 1)]
-        return self._slots
+    def set_layout(self, cards: list) -> None:
+        self.layout = list(cards)
+        self.places = [(self, n) for n in range(1, len(cards) + 1)]
+
+    def grow(self, card=None) -> None:
+        """One more slot, numbered one past the highest."""
+        self.layout.append(card)
+        self.places.append((self, len(self.layout)))
+
+    @property
+    def vars(self) -> VarsView:
+        return VarsView(self, self.var_names)
 
     def __repr__(self) -> str:
         return self.name
@@ -71,9 +128,6 @@ class Reference:
         self.by = by
         self.open = open_
 
-    def copy(self) -> "Reference":
-        return Reference(self.card, self.how, self.by, self.open)
-
     def __eq__(self, other) -> bool:
         return isinstance(other, Reference) and (self.card, self.how, self.by, self.open) == \
             (other.card, other.how, other.by, other.open)
@@ -82,39 +136,391 @@ class Reference:
         return hash((self.card, self.how))
 
 
-@dataclass
-class Table:
-    """The cards and players of a round (what a scenario table describes)."""
+class Ctx:
+    """Who is acting: the move's actor and arguments, the power being played and its user."""
 
-    players: list[Player]
-    deck: list[Card] = field(default_factory=list)          # top LAST, so drawing is a pop()
-    discard: list[Card] = field(default_factory=list)       # bottom first, top last
-    under: list[Card] = field(default_factory=list)         # face down under the discard
-    held: list[Card] = field(default_factory=list)          # drawn and not yet placed
-    known: list[dict] = field(default_factory=list)         # per player: (owner index, number) -> CardKind
+    __slots__ = ("actor", "user", "power", "targets", "target", "second", "chosen")
 
-    def slot_card(self, slot) -> Card | None:
-        if slot is None:
-            return None
-        layout = slot[0].layout
-        number = slot[1]
-        if 1 <= number <= len(layout):
-            return layout[number - 1]
-        return None
+    def __init__(self, actor=None, user=None, power=None, targets=(), chosen=None):
+        self.actor = actor
+        self.user = user
+        self.power = power
+        self.targets = targets
+        if targets:
+            self.target = targets[0]
+            self.second = targets[1] if len(targets) > 1 else None
+        else:
+            self.target = self.second = None
+        self.chosen = chosen
+
+
+EMPTY_CTX = Ctx()
 
 
 class Rng:
-    """Seeded randomness; every random choice of a run goes through here."""
+    """Seeded randomness; every random choice of a run goes through here. Only random() of the
+    Mersenne Twister is used, so the same seed gives the same games on any machine."""
 
     def __init__(self, seed: int):
         self.seed = seed
         self.random = random.Random(seed)
 
-    def shuffle(self, items: list) -> None:
-        self.random.shuffle(items)
+    def randrange(self, n: int) -> int:
+        return int(self.random.random() * n)
 
     def choice(self, items):
-        return items[self.random.randrange(len(items))]
+        return items[int(self.random.random() * len(items))]
 
-    def randrange(self, n: int) -> int:
-        return self.random.randrange(n)
+    def shuffle(self, items: list) -> None:
+        uniform = self.random.random
+        for i in range(len(items) - 1, 0, -1):
+            j = int(uniform() * (i + 1))
+            items[i], items[j] = items[j], items[i]
+
+
+# ---- reading a slot that may be none or a layout's next new slot ----------------------------
+
+def slot_card(slot) -> Card | None:
+    if slot is None:
+        return None
+    layout = slot[0].layout
+    number = slot[1]
+    return layout[number - 1] if 0 < number <= len(layout) else None
+
+
+def slot_empty(slot) -> bool:
+    if slot is None:
+        return False
+    layout = slot[0].layout
+    return 0 < slot[1] <= len(layout) and layout[slot[1] - 1] is None
+
+
+def slot_new(slot) -> bool:
+    return slot is not None and slot[1] == len(slot[0].layout) + 1
+
+
+def own_and_new(player) -> list:
+    """A player's slots with their cards, and the next new slot (empty)."""
+    return list(zip(player.places, player.layout)) + [((player, len(player.layout) + 1), None)]
+
+
+def with_placeholder(entries):
+    """The placeholder `_` (no slot, no card), then the entries."""
+    yield None, None
+    yield from entries
+
+
+def slot_name(slot) -> str:
+    return f"{slot[0].name}.{slot[1]}"
+
+
+class State:
+    """A round's table: the piles, the layouts, who knows what, the spec's variables, and the
+    primitives that change them. `trace`, when set, receives every effect (trace.py)."""
+
+    def __init__(self, player_names: list[str], rng: Rng, kinds: dict[str, CardKind], var_names: tuple[str, ...],
+                 player_var_names: tuple[str, ...]):
+        self.rng = rng
+        self.kinds = kinds
+        self.var_names = var_names
+        self.players = [Player(name, index, player_var_names) for index, name in enumerate(player_names)]
+        self.by_name = {p.name: p for p in self.players}
+        self.turn = 0
+        self.sequence = 0
+        self.deck: list[Card] = []         # top last
+        self.discard: list[Card] = []      # top last
+        self.under: list[Card] = []
+        self.held: list[Card] = []
+        self.known: list[dict] = [{} for _ in self.players]   # per player: (owner index, number) -> CardKind
+        self.ref = Reference(None, None, None, False)
+        self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
+        self.change_log: list[tuple] = []                # every change: (owner, agent, owner shielded then)
+        self.shown: list[CardKind] = []                  # revealed to everyone by the last move
+        self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
+        self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
+        self.trace = None
+        self._uid = 0
+
+    @property
+    def vars(self) -> VarsView:
+        return VarsView(self, self.var_names)
+
+    def new_card(self, name: str) -> Card:
+        self._uid += 1
+        return Card(self.kinds[name], self._uid)
+
+    def new_cards(self, names) -> list[Card]:
+        kinds, first = self.kinds, self._uid + 1
+        cards = [Card(kinds[name], uid) for uid, name in enumerate(names, start=first)]
+        self._uid += len(cards)
+        return cards
+
+    # -- what the generated code reads -----------------------------------------------------
+    def all_slots(self) -> list:
+        return [slot for p in self.players for slot in p.places]
+
+    def slot_entries(self) -> list:
+        """Every slot with its card (or None)."""
+        return [entry for p in self.players for entry in zip(p.places, p.layout)]
+
+    def held_kinds(self) -> list[CardKind]:
+        return [card.kind for card in self.held]
+
+    def next_player(self, player):
+        if player is None:
+            return None
+        players = self.players
+        return players[(player.index + 1) % len(players)]
+
+    def changed_by_others(self, player) -> bool:
+        return any(owner is player and agent is not player for owner, agent in self.changes)
+
+    # -- what the primitives share -------------------------------------------------------------
+    def recycle(self) -> None:
+        """The spec's procedure recycle (the engine runs it, engine.py)."""
+        raise NotImplementedError
+
+    def _changed(self, owner: Player, C: Ctx) -> None:
+        agent = C.user if C.power is not None else C.actor
+        self.changes.append((owner, agent))
+        self.change_log.append((owner, agent, bool(self.v_shield) and self.v_bao is owner))
+
+    def _mark(self, card: Card, C: Ctx) -> None:
+        if C.power is not None:
+            card.moved_turn = self.turn
+            card.moved_sequence = self.sequence
+            card.moved_by = C.user
+
+    def _forget(self, slot) -> None:
+        key = (slot[0].index, slot[1])
+        for known in self.known:
+            known.pop(key, None)
+
+    def _learn(self, slot, card: Card, viewer) -> None:
+        key = (slot[0].index, slot[1])
+        if viewer == "everyone":
+            for known in self.known:
+                known[key] = card.kind
+        elif viewer != "nobody" and viewer is not None:
+            self.known[viewer.index][key] = card.kind
+
+    def _set_ref(self, kind: CardKind, how: str | None, by) -> None:
+        if how is not None:
+            self.ref = Reference(kind, how, by, True)
+            if self.trace is not None:
+                self._referenced()
+
+    def _referenced(self) -> None:
+        ref = self.ref
+        self.trace(events.ReferenceSet(ref.card.name if ref.card else None, ref.how,
+                                       ref.by.name if ref.by else None, ref.open))
+
+    def _moved(self, card: Card, source: str, dest) -> None:
+        self.trace(events.Moved(card.kind.name, source, dest if isinstance(dest, str) else slot_name(dest)))
+
+    def _take_from_slot(self, slot, C: Ctx) -> Card:
+        card = slot_card(slot)
+        if card is None:
+            raise RuleRuntimeError(f"there is no card at {slot_name(slot) if slot else 'none'}")
+        slot[0].layout[slot[1] - 1] = None
+        self._forget(slot)
+        self._changed(slot[0], C)
+        return card
+
+    def draw_one(self) -> Card | None:
+        if not self.deck:
+            self.recycle()
+            if not self.deck:
+                return None
+        return self.deck.pop()
+
+    # -- the primitives -------------------------------------------------------------------------------
+    def draw(self, count: int, player, seen: bool, how, C: Ctx) -> None:
+        drawn = 0
+        for _ in range(count):
+            card = self.deck.pop() if self.deck else self.draw_one()
+            if card is None:
+                break
+            self.held.append(card)
+            drawn += 1
+            if self.trace is not None:
+                self._moved(card, "deck", "held")
+        if drawn and how is not None:
+            self._set_ref(self.held[-drawn].kind, how, C.actor)
+
+    def flip(self, how) -> None:
+        card = self.draw_one()
+        if card is not None:
+            self.discard.append(card)
+            self.ref = Reference(card.kind, how, None, True)
+            if self.trace is not None:
+                self._moved(card, "deck", "discard")
+                self._referenced()
+
+    def discard_held(self, how, C: Ctx) -> None:
+        if not self.held:
+            raise RuleRuntimeError("nothing is held to discard")
+        card = self.held.pop(0)
+        self.discard.append(card)
+        self.shown.append(card.kind)
+        if self.trace is not None:
+            self._moved(card, "held", "discard")
+        if how is not None:
+            self.ref = Reference(card.kind, how, C.actor, True)
+            if self.trace is not None:
+                self._referenced()
+
+    def discard_slot(self, slot, how, C: Ctx) -> None:
+        card = self._take_from_slot(slot, C)
+        self.discard.append(card)
+        self.shown.append(card.kind)
+        if self.trace is not None:
+            self._moved(card, slot_name(slot), "discard")
+        if how is not None:
+            self.ref = Reference(card.kind, how, C.actor, True)
+            if self.trace is not None:
+                self._referenced()
+
+    def bury_held(self) -> None:
+        if not self.held:
+            raise RuleRuntimeError("nothing is held to put under the discard")
+        card = self.held.pop(0)
+        self.under.append(card)
+        if self.trace is not None:
+            self._moved(card, "held", "under")
+
+    def bury_slot(self, slot, C: Ctx) -> None:
+        card = self._take_from_slot(slot, C)
+        self.under.append(card)
+        if self.trace is not None:
+            self._moved(card, slot_name(slot), "under")
+
+    def place(self, slot, viewer, C: Ctx) -> None:
+        if not self.held:
+            raise RuleRuntimeError("nothing is held to place")
+        player, number = slot
+        layout = player.layout
+        if number == len(layout) + 1:     # a new slot: nobody can know anything about it yet
+            player.grow()
+        elif not (0 < number <= len(layout)) or layout[number - 1] is not None:
+            raise RuleRuntimeError(f"{player.name}.{number} is not a free slot")
+        else:
+            self._forget(slot)
+        card = self.held.pop(0)
+        layout[number - 1] = card
+        if viewer != "nobody":
+            self._learn(slot, card, viewer)
+        agent = C.user if C.power is not None else C.actor
+        self.changes.append((player, agent))
+        self.change_log.append((player, agent, bool(self.v_shield) and self.v_bao is player))
+        if C.power is not None:
+            card.moved_turn = self.turn
+            card.moved_sequence = self.sequence
+            card.moved_by = C.user
+        if self.trace is not None:
+            self._moved(card, "held", slot)
+
+    def take_top(self) -> None:
+        if not self.discard:
+            raise RuleRuntimeError("the discard is empty")
+        card = self.discard.pop()
+        self.held.insert(0, card)
+        if self.trace is not None:
+            self._moved(card, "discard", "held")
+
+    def swap(self, a, b, C: Ctx) -> None:
+        card_a, card_b = slot_card(a), slot_card(b)
+        if card_a is None or card_b is None:
+            raise RuleRuntimeError("a swap needs two cards")
+        a[0].layout[a[1] - 1], b[0].layout[b[1] - 1] = card_b, card_a
+        key_a, key_b = (a[0].index, a[1]), (b[0].index, b[1])
+        for known in self.known:
+            ka, kb = known.pop(key_a, None), known.pop(key_b, None)
+            if ka is not None:
+                known[key_b] = ka
+            if kb is not None:
+                known[key_a] = kb
+        self._changed(a[0], C)
+        self._changed(b[0], C)
+        self._mark(card_a, C)
+        self._mark(card_b, C)
+        if self.trace is not None:
+            self._moved(card_a, slot_name(a), b)
+            self._moved(card_b, slot_name(b), a)
+
+    def move(self, source, dest, C: Ctx) -> None:
+        card = slot_card(source)
+        if card is None:
+            raise RuleRuntimeError("nothing to move")
+        if slot_card(dest) is not None:
+            raise RuleRuntimeError(f"{slot_name(dest)} is not free")
+        if dest[1] == len(dest[0].layout) + 1:
+            dest[0].grow()
+        source[0].layout[source[1] - 1] = None
+        dest[0].layout[dest[1] - 1] = card
+        key_s, key_d = (source[0].index, source[1]), (dest[0].index, dest[1])
+        for known in self.known:
+            kind = known.pop(key_s, None)
+            known.pop(key_d, None)
+            if kind is not None:
+                known[key_d] = kind
+        self._changed(source[0], C)
+        self._changed(dest[0], C)
+        self._mark(card, C)
+        if self.trace is not None:
+            self._moved(card, slot_name(source), dest)
+
+    def reveal(self, slot, viewer, how, C: Ctx) -> None:
+        card = slot_card(slot)
+        if card is None:
+            return
+        self._learn(slot, card, viewer)
+        if viewer == "everyone":
+            self.shown.append(card.kind)
+        if self.trace is not None:
+            to = viewer if isinstance(viewer, str) else (viewer.name if viewer else "nobody")
+            self.trace(events.Revealed(card.kind.name, slot_name(slot), to))
+        self._set_ref(card.kind, how, C.actor)
+
+    def close_reference(self) -> None:
+        ref = self.ref
+        if ref.open:
+            self.ref = Reference(ref.card, ref.how, ref.by, False)
+            if self.trace is not None:
+                self._referenced()
+
+    def shuffle_into_deck(self) -> None:
+        gathered = self.discard[:-1] + self.under
+        self.discard = self.discard[-1:]
+        self.under = []
+        if self.reshuffles:
+            self.deck = _arrange(gathered, self.reshuffles.pop(0))
+        else:
+            self.rng.shuffle(gathered)
+            self.deck = gathered
+        self.shuffled.append([card.kind.name for card in reversed(self.deck)])
+        if self.trace is not None:
+            self.trace(events.Shuffled(len(self.deck)))
+
+    def deal(self, count: int) -> None:
+        for _ in range(count):
+            for player in self.players:
+                card = self.draw_one()
+                if card is not None:
+                    player.grow(card)
+                    if self.trace is not None:
+                        self._moved(card, "deck", (player, len(player.layout)))
+
+
+def _arrange(cards: list[Card], order: list[str]) -> list[Card]:
+    """The gathered cards in a scripted order (top first); it must be a permutation of them."""
+    pool: dict[str, list[Card]] = {}
+    for card in cards:
+        pool.setdefault(card.kind.name, []).append(card)
+    gathered = sorted(card.kind.name for card in cards)
+    if sorted(order) != gathered:
+        raise RuleRuntimeError(f"the scripted reshuffle {order} is not a permutation of the gathered cards "
+                               f"{gathered}")
+    arranged = [pool[name].pop() for name in order]
+    arranged.reverse()  # top last
+    return arranged

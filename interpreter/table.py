@@ -24,7 +24,7 @@ def round_from_table(rules: Rules, table: dict, *, start: bool = True) -> Round:
                 first=0, totals=table.get("totals") or {})
     layouts = table.get("layouts") or {}
     for player in rnd.players:
-        player.layout = [None if name == EMPTY else rnd.new_card(name) for name in layouts.get(player.name, [])]
+        player.set_layout([None if name == EMPTY else rnd.new_card(name) for name in layouts.get(player.name, [])])
     rnd.deck = [rnd.new_card(name) for name in reversed(table.get("deck") or [])]
     rnd.discard = [rnd.new_card(name) for name in table.get("discard") or []]
     rnd.under = [rnd.new_card(name) for name in table.get("under_discard") or []]
@@ -37,6 +37,7 @@ def round_from_table(rules: Rules, table: dict, *, start: bool = True) -> Round:
     rnd.vars["recycles"] = int(table.get("recycles", 0) or 0)
     if table.get("reshuffle") is not None:
         rnd.reshuffles = [list(order) for order in table["reshuffle"]]
+    rnd.rebuild = lambda: round_from_table(rules, table, start=False)
     if start:
         rnd.start(["turns"])
     return rnd

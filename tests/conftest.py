@@ -1,12 +1,17 @@
 """Shared helpers for the unit tests (scenario files are collected by the baobei pytest plugin)."""
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from baobei.dsl.loader import load_config
+
+# The tests keep what they derive from the rules (dsl/cache.py) in a folder of their own.
+os.environ["BAOBEI_CACHE"] = tempfile.mkdtemp(prefix="baobei-test-cache-")
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"          # the rules of this checkout: what every command run here reads

@@ -24,8 +24,8 @@ def test_interpreter_and_z3_agree_on_every_rule(config, variant):
     spec = rules.spec
     situation = Situation(spec, rules.edition, Bounds(players=6, slots=14, held=2))
     tr = Translator(spec, situation)
-    compiled = rules.program.compiled
-    conditions = {id(rule): (rule, compiled.lambda_(rule.when), tr.condition(rule))
+    program = rules.program
+    conditions = {id(rule): (rule, program.lambda_(rule.when), tr.condition(rule))
                   for rule in spec.rules.values() if rule.when is not None and not isinstance(rule.body, ast.Value)}
     legality = {kind: tr.legal(kind)[0] for kind in {k for r in spec.rules.values()
                                                       if isinstance(r.body, ast.Verdict) for k in r.body.moves}}
@@ -60,6 +60,6 @@ def test_interpreter_and_z3_agree_on_every_rule(config, variant):
             z.update(move_substitution(situation, rnd, Ctx()))
             for player in rnd.players:  # a decision with a parameter, read at any time
                 got = z(tr.decision("score", [situation.players().items[player.index][1]]))
-                assert got == compiled.ns["X_score"](rnd, Ctx(), player)
+                assert got == program.decision("score")(rnd, Ctx(), player)
             rnd.apply(rng.choice(moves))
     assert compared > 2000

@@ -76,9 +76,8 @@ def test_only_de_makes_a_bao_void_by_a_second_recycle(config):
 
 def _snapshot(rnd) -> tuple:
     return (repr(table_from_round(rnd)), [sorted((k, v.name) for k, v in known.items()) for known in rnd.known],
-            sorted((k, repr(v)) for k, v in rnd.vars.items()), rnd.describe_pending(), len(rnd.frames),
-            [f.pc for f in rnd.frames], repr(rnd.ref.__dict__ if hasattr(rnd.ref, "__dict__") else
-                                              (rnd.ref.card, rnd.ref.how, rnd.ref.open)), len(rnd.history))
+            sorted((k, repr(v)) for k, v in rnd.vars.items()), rnd.describe_pending(), rnd.position(),
+            (rnd.ref.card, rnd.ref.how, rnd.ref.by, rnd.ref.open), len(rnd.history))
 
 
 def test_an_illegal_move_is_refused_with_a_reason_and_changes_nothing(config):

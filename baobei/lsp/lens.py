@@ -14,7 +14,7 @@ from typing import Callable
 
 from baobei.dsl.edition import load_edition
 from baobei.dsl.errors import BaobeiError
-from baobei.interpreter.program import Program
+from baobei.interpreter.program import program_of
 from baobei.interpreter.rules import Rules
 from baobei.interpreter.scenario import load_scenario, run_scenario
 
@@ -185,5 +185,5 @@ def rules_of(variant: VariantAnalysis, analysis: Analysis, texts: dict[str, str]
             edition = load_edition(edition_path, variant.spec, texts.get(resolved(edition_path)))
         except BaobeiError:
             return None
-        variant.rules = Rules(variant.variant.name, variant.spec, Program(variant.spec), edition)
+        variant.rules = Rules(variant.variant.name, variant.spec, program_of(variant.spec), edition)
     return variant.rules

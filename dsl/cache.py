@@ -1,0 +1,63 @@
+"""The user's cache folder: what baobei derives once from the rules, kept by content.
+
+Entries are named by a hash of everything they are made from (the spec's files, the
+code that made them), so an edited spec, a `--spec COPY` or a house layer gets its
+own, and nothing is ever invalidated by hand. The folder is $BAOBEI_CACHE, else
+$XDG_CACHE_HOME/baobei, else ~/.cache/baobei. A folder that cannot be written is
+no error: the caller then works in memory.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+ENV = "BAOBEI_CACHE"
+
+
+def folder() -> Path:
+    if os.environ.get(ENV):
+        return Path(os.environ[ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "baobei"
+
+
+def digest(*parts: bytes | str) -> str:
+    """A short hash of the parts, each delimited so that ("ab", "c") != ("a", "bc")."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8") if isinstance(part, str) else part
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()[:24]
+
+
+def sources_digest(paths: list[Path]) -> str:
+    """The version of some code: a hash of its source files."""
+    return digest(*(path.read_bytes() for path in paths))
+
+
+def read(name: str) -> bytes | None:
+    try:
+        return (folder() / name).read_bytes()
+    except OSError:
+        return None
+
+
+def write(name: str, data: bytes) -> Path | None:
+    """Store an entry (atomically: a reader never sees half a file); None if the folder is not writable."""
+    target = folder() / name
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, target)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:
+        return None
+    return target

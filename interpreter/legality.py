@@ -1,0 +1,479 @@
+"""Legality: judging a move by the rules, and the legal moves of a decision.
+
+Two ways in, with one meaning. A move someone gives (a scenario step, a replayed
+record, a witness search) is judged by the kind's first-match function of the
+generated module: the deciding rule says allowed or refused, and names itself in
+the message. The legal moves of a pending decision come from the staged functions
+of its ask site (enumerate.py), found lazily and kept in the `Ask`: the engine's
+"is anything legal?", an agent's kinds and forms, its sample and a full listing
+share one piece of work per decision.
+"""
+from __future__ import annotations
+
+from itertools import permutations
+
+from baobei.dsl.errors import RuleRuntimeError
+from baobei.dsl.schema import DECLINE_KINDS
+
+from .moves import SHAPES, Move, format_move
+from .state import EMPTY_CTX, Ctx, own_and_new
+
+SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection
+TRIES = 32      # rejection-sampling tries before listing
+
+
+def allows(rule) -> bool:
+    """A legality verdict: the deciding rule allows (no rule deciding is a refusal)."""
+    return rule is not None and rule.allow
+
+
+def fires(result) -> bool:
+    """A trigger decision: a rule fires the role (a default decides that nothing fires)."""
+    return result is not None and result[0] is not None
+
+
+class IllegalMove(Exception):
+    def __init__(self, reason: str, rule=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.rule = rule
+
+
+class Form:
+    """Moves of one kind with one number of arguments, asked at one site, and the generated
+    functions that find the legal ones: X whether one exists, E every one (their argument
+    tuples), J whether one candidate is; where each argument's candidates come from (sources);
+    how costly finding them is (cost: 0 no argument, 1 a few candidates listed at once, 2 many:
+    every slot of the table, or pairs)."""
+
+    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "cost")
+
+    def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...]):
+        self.kind = kind
+        self.arity = arity
+        self.exists = exists
+        self.every = every
+        self.judge = judge
+        self.sources = sources
+        if arity == 0:
+            self.cost = 0
+        else:
+            self.cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
+
+
+class Site:
+    """An ask statement of the spec: where it is, the kinds it asks and their forms."""
+
+    __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always")
+
+    def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False):
+        self.label = label
+        self.kinds = kinds
+        self.forms = {kind: tuple(Form(kind, *entry) for entry in entries) for kind, entries in forms.items()}
+        self.by_arity = {(form.kind, form.arity): form for forms in self.forms.values() for form in forms}
+        self.always = always        # some kind asked here is legal whatever the state
+        # "is anything legal here?" tries the cheapest forms first
+        self.checks = sorted((form for kind in kinds for form in self.forms[kind]), key=lambda form: form.cost)
+
+
+def _declines_first(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(sorted(kinds, key=lambda k: k not in DECLINE_KINDS))
+
+
+class Ask:
+    """The game waits: these players may make these moves (an asker None: anyone). What is legal
+    is found as far as it is asked for, one form at a time, and kept: the engine's "is anything
+    legal?", an agent's choice and sample, a full listing share one piece of work per decision."""
+
+    __slots__ = ("round", "site", "clauses", "C", "_legal", "_args", "_domains", "_entries")
+
+    def __init__(self, rnd, site: Site, clauses: tuple, C: Ctx):
+        self.round = rnd
+        self.site = site
+        self.clauses = clauses          # ((Player or None, (kind, ...)), ...)
+        self.C = C                      # the context of the asking procedure (user, power, ...)
+        self._legal: dict = {}          # (player, form) -> whether it has a legal move of that form
+        self._args: dict = {}           # (player, form) -> every legal argument tuple (when listed)
+        self._domains = None            # (player, source) -> candidates, for rejection sampling
+        self._entries = None            # every slot with its card
+
+    @property
+    def label(self) -> str:
+        return self.site.label
+
+    def kinds(self) -> set[str]:
+        return {kind for _, kinds in self.clauses for kind in kinds}
+
+    def kinds_of(self, actor) -> list[str]:
+        """The kinds asked of this player, in the order the ask names them."""
+        clauses = self.clauses
+        if len(clauses) == 1:
+            asker, kinds = clauses[0]
+            return list(kinds) if asker is None or asker is actor else []
+        found: list[str] = []
+        for asker, kinds in clauses:
+            if asker is None or asker is actor:
+                found += [kind for kind in kinds if kind not in found]
+        return found
+
+    def asked(self, actor=None):
+        """(player, kind) pairs the ask allows (one player's only, when given); declines first."""
+        players = self.round.players
+        for asker, kinds in self.clauses:
+            if actor is not None:
+                if asker is not None and asker is not actor:
+                    continue
+                actors = (actor,)
+            else:
+                actors = players if asker is None else (asker,)
+            for kind in _declines_first(kinds):
+                for who in actors:
+                    yield who, kind
+
+    # -- is it legal? ------------------------------------------------------------------------------
+    def legal_form(self, actor, form: Form) -> bool:
+        """Whether this player has a legal move of this form."""
+        key = (actor, form)
+        found = self._legal.get(key)
+        if found is None:
+            cost = form.cost
+            if cost == 0:
+                found = form.judge(self.round, self.C, actor)
+            elif cost == 1:   # few candidates: list them at once
+                found = bool(self.args_of(actor, form))
+            else:
+                found = form.exists(self.round, self.C, actor, self)
+            self._legal[key] = found
+        return found
+
+    def legal(self, actor, kind: str, arity: int) -> bool:
+        """Whether this player has a legal move of this kind with this many arguments."""
+        form = self.site.by_arity.get((kind, arity))
+        return form is not None and self.legal_form(actor, form)
+
+    def any_legal(self) -> bool:
+        if self.site.always:
+            return True
+        clauses = self.clauses
+        asker = clauses[0][0]
+        legal = self.legal_form
+        if asker is not None and len(clauses) == 1:     # one player asked: the site's kinds are its
+            for form in self.site.checks:
+                if legal(asker, form):
+                    return True
+            return False
+        players = self.round.players
+        for form in self.site.checks:
+            for asker, kinds in clauses:
+                if form.kind in kinds:
+                    if asker is not None:
+                        if legal(asker, form):
+                            return True
+                    elif any(legal(actor, form) for actor in players):
+                        return True
+        return False
+
+    def forms(self, actor, kind: str) -> tuple[int, ...]:
+        """The numbers of arguments this player's moves of this kind have legal ones with."""
+        return tuple(form.arity for form in self.site.forms.get(kind, ()) if self.legal_form(actor, form))
+
+    # -- the moves ---------------------------------------------------------------------------------
+    def args_of(self, actor, form: Form) -> list:
+        """Every legal argument tuple of one form, in the order of the enumeration."""
+        key = (actor, form)
+        found = self._args.get(key)
+        if found is None:
+            if form.arity == 0:
+                found = [()] if self.legal_form(actor, form) else []
+            elif self._legal.get(key) is False:
+                found = []
+            else:
+                found = form.every(self.round, self.C, actor, self)
+                self._legal[key] = bool(found)
+            self._args[key] = found
+        return found
+
+    def move(self, actor, kind: str, args: tuple) -> Move:
+        if SHAPES[kind].args == "player":
+            return Move(actor, kind, (), args[0])
+        return Move(actor, kind, args)
+
+    def moves(self, actor, kind: str) -> list[Move]:
+        return [self.move(actor, kind, args) for form in self.site.forms.get(kind, ())
+                for args in self.args_of(actor, form)]
+
+    def slot_entries(self) -> list:
+        """Every slot of the table with its card (or None), as the state is at this decision."""
+        if self._entries is None:
+            self._entries = self.round.slot_entries()
+        return self._entries
+
+    def domain(self, actor, source: str) -> list:
+        """The candidates for one argument among one's own slots or the players, as J takes them:
+        (slot, card) pairs, or players."""
+        if self._domains is None:
+            self._domains = {}
+        key = (actor, source)
+        found = self._domains.get(key)
+        if found is None:
+            plain = source.lstrip("_")
+            if plain == "players":
+                found = self.round.players
+            elif plain == "own":
+                found = list(zip(actor.places, actor.layout))
+            else:
+                found = own_and_new(actor)
+            if source != plain:
+                found = [(None, None)] + found
+            self._domains[key] = found
+        return found
+
+    def random_move(self, actor, kinds: list[str], rng) -> Move | None:
+        """A random legal move of one of these kinds (None: they have none): a kind at random, then
+        one of its forms at random, until one has a legal move (so uniform over the kinds that
+        have one, then over their forms that have one), then uniform over that form's legal moves,
+        by rejection sampling over its candidates, or from the list of them when they are few (or
+        after TRIES refusals). `kinds` is used up."""
+        forms_of, known, uniform = self.site.forms, self._legal, rng.random.random
+        while kinds:
+            kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
+            forms = forms_of[kind]
+            if len(forms) > 1:
+                forms = list(forms)
+            while forms:
+                form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
+                legal = known.get((actor, form))
+                if legal is None:
+                    legal = self.legal_form(actor, form)
+                if legal:
+                    if form.cost == 0:
+                        return Move(actor, kind)
+                    listed = self._args.get((actor, form))
+                    if listed is None and form.cost == 2:
+                        move = self._by_rejection(actor, form, uniform)
+                        if move is not None:
+                            return move
+                    if listed is None:
+                        listed = self.args_of(actor, form)
+                    args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
+                    if form.sources[0] == "players":
+                        return Move(actor, kind, (), args[0])
+                    return Move(actor, kind, args)
+                if len(forms) == 1:
+                    break
+                forms.remove(form)
+            kinds.remove(kind)
+        return None
+
+    def _by_rejection(self, actor, form: Form, uniform) -> Move | None:
+        """A legal move of the form drawn uniformly among its candidates, tried TRIES times (None
+        when the candidates are few enough to list, or no try was legal)."""
+        S, C, judge = self.round, self.C, form.judge
+        if form.arity == 1:
+            pick, n = self._picker(actor, form.sources[0])
+            if n > SMALL:
+                for _ in range(TRIES):
+                    entry = pick(uniform)
+                    if judge(S, C, actor, entry):
+                        return Move(actor, form.kind, (entry[0],))
+            return None
+        (first, n), (second, m) = self._picker(actor, form.sources[0]), self._picker(actor, form.sources[1])
+        if n * m > SMALL:
+            for _ in range(TRIES):
+                a, b = first(uniform), second(uniform)
+                if a[0] is not b[0] and judge(S, C, actor, a, b):
+                    return Move(actor, form.kind, (a[0], b[0]))
+        return None
+
+    def _picker(self, actor, source: str):
+        """(pick, count): a function drawing one candidate for an argument uniformly among its
+        count candidates, as J takes it; every slot of the table is drawn without listing them."""
+        if not source.endswith("all"):
+            found = self.domain(actor, source)
+            n = len(found)
+            return (lambda uniform: found[int(uniform() * n)]), n
+        players = self.round.players
+        sizes = [len(p.layout) for p in players]
+        placeholder = source.startswith("_")
+        total = sum(sizes) + placeholder
+
+        def pick(uniform):
+            index = int(uniform() * total) - placeholder
+            if index < 0:
+                return None, None
+            for player, size in zip(players, sizes):
+                if index < size:
+                    return player.places[index], player.layout[index]
+                index -= size
+        return pick, total
+
+
+class Judge:
+    """The legality half of a round (engine.Round): judging given moves, listing legal ones."""
+
+    # -- judging a move someone gives ------------------------------------------------------------
+    def context(self, move: Move, ask: Ask | None) -> Ctx:
+        base = ask.C if ask is not None else EMPTY_CTX
+        return Ctx(move.actor, base.user, base.power, move.targets, move.chosen)
+
+    def refusal(self, move: Move) -> tuple[str, object] | None:
+        """Why the move is refused (reason, deciding rule), or None when it is legal."""
+        kind = move.kind
+        ask = self.pending
+        if kind in self.program.anytime:
+            asked = True
+        elif ask is None:
+            return ("the round is over", None)
+        else:
+            asked = any((asker is None or asker is move.actor) and kind in kinds for asker, kinds in ask.clauses)
+        if not asked:
+            return (f"{move.actor.name} cannot {kind} now; the game waits for {self.describe_pending()}", None)
+        problem = self._slot_problem(move)
+        if problem:
+            return (problem, None)
+        rule = self.program.legal[kind](self, self.context(move, ask))
+        if rule is not None:
+            self.decided.add(rule.name)
+            self.decided_log.append(rule.name)
+        if self.strict:
+            self._check_conflicts(move, ask, rule)
+        if rule is None:
+            return (f"no rule decides whether {kind} is legal here (a gap in the rules)", None)
+        if not rule.allow:
+            if rule.decl.level == 0:
+                return (f"no rule allows it here (default {rule.name}, {rule.decl.loc})", rule)
+            return (f"refused by rule {rule.name} ({rule.decl.loc})", rule)
+        return None
+
+    def is_legal(self, move: Move) -> bool:
+        return self.refusal(move) is None
+
+    def rules_problem(self, move: Move) -> str | None:
+        """'gap' when no legality rule decides this move here, 'overlap' when rules of the same
+        level disagree on it; None when one rule decides (or the move names no slot)."""
+        if self._slot_problem(move):
+            return None
+        ask = self.pending
+        rule = self.program.legal[move.kind](self, self.context(move, ask))
+        if rule is None:
+            return "gap"
+        try:
+            self._check_conflicts(move, ask, rule)
+        except RuleRuntimeError:
+            return "overlap"
+        return None
+
+    def _check_conflicts(self, move: Move, ask, winner) -> None:
+        if winner is None:
+            return
+        applicable = self.program.applicable[move.kind](self, self.context(move, ask))
+        spec = self.program.spec
+        top = [winner] + [r for r in applicable if r.decl.level == winner.decl.level and r.allow != winner.allow
+                          and not spec.settled(r.decl, winner.decl)]
+        if len(top) > 1:
+            names = ", ".join(f"{r.name} ({r.decl.loc})" for r in top)
+            raise RuleRuntimeError(f"rules disagree on '{format_move(move)}' with no precedence between them: {names}")
+
+    def _slot_problem(self, move: Move) -> str | None:
+        new_slot = SHAPES[move.kind].new_slot
+        for target in move.targets:
+            if target is None:
+                continue
+            player, number = target
+            size = len(player.layout)
+            if new_slot and number == size + 1:
+                continue
+            if number > size:
+                extra = f" (a new slot would be {size + 1})" if new_slot else ""
+                return f"{player.name} has no slot {number}: slots 1 to {size}{extra}" if size \
+                    else f"{player.name} has no slots{extra}"
+        return None
+
+    # -- the legal moves of the pending decision ------------------------------------------------------
+    def legal_moves(self, kinds=None) -> list[Move]:
+        """Every legal move at the pending decision, by every player asked."""
+        ask = self.pending
+        if ask is None:
+            return []
+        return [move for actor, kind in ask.asked() if kinds is None or kind in kinds
+                for move in ask.moves(actor, kind)]
+
+    def moves_of_kind(self, actor, kind: str) -> list[Move]:
+        ask = self.pending
+        return ask.moves(actor, kind) if ask is not None else []
+
+    def options(self, actor) -> dict[str, list[int]]:
+        """For each kind this player may make now, the numbers of arguments it has legal moves with."""
+        ask = self.pending
+        found: dict[str, list[int]] = {}
+        if ask is None:
+            return found
+        for who, kind in ask.asked(actor):
+            if kind not in found:
+                forms = ask.forms(who, kind)
+                if forms:
+                    found[kind] = forms
+        return found
+
+    def awaited(self) -> list[tuple]:
+        """What the game waits for: (player or None for anyone, the kinds of move asked of them
+        that the rules allow now), one entry per clause of the pending ask that has any."""
+        ask = self.pending
+        if ask is None:
+            return []
+        found = []
+        for asker, kinds in ask.clauses:
+            actors = self.players if asker is None else (asker,)
+            legal = tuple(kind for kind in kinds if any(ask.forms(actor, kind) for actor in actors))
+            if legal:
+                found.append((asker, legal))
+        return found
+
+    def describe_pending(self) -> str:
+        if self.pending is None:
+            return "nothing (the round is over)"
+        return "; ".join(f"{'anyone' if asker is None else asker.name}: {', '.join(kinds)}"
+                         for asker, kinds in self.awaited())
+
+    # -- every candidate the notation can write (for tests and searches) -------------------------------
+    def candidates(self, actor, kind: str):
+        """Every move of this kind and actor the notation can write (legal or not)."""
+        shape = SHAPES[kind]
+        if shape.args == "none":
+            yield Move(actor, kind)
+            return
+        if shape.args == "player":
+            for player in self.players:
+                yield Move(actor, kind, (), player)
+            return
+        slots = list(actor.places) if shape.args == "own" else self.all_slots()
+        if shape.new_slot:
+            slots.append((actor, len(actor.layout) + 1))
+        for count in shape.counts:
+            if count == 0:
+                yield Move(actor, kind)
+            elif count == 1:
+                for slot in ([None] if shape.placeholder(1, 0) else []) + slots:
+                    yield Move(actor, kind, (slot,))
+            else:
+                for pair in permutations(slots, 2):
+                    yield Move(actor, kind, pair)
+                if shape.placeholder(2, 0):
+                    for slot in slots:
+                        yield Move(actor, kind, (None, slot))
+
+    def brute_force_candidates(self, kind: str) -> list[Move]:
+        """Every move of this kind the notation can write, by every asked player (legal or not)."""
+        ask = self.pending
+        if ask is None:
+            return []
+        return [move for actor, asked in ask.asked() if asked == kind for move in self.candidates(actor, kind)]
+
+    def brute_force_moves(self) -> list[Move]:
+        """Every candidate the notation can write, judged one by one (for tests of the staged rules)."""
+        ask = self.pending
+        if ask is None:
+            return []
+        legal = self.program.legal
+        return [move for actor, kind in ask.asked() for move in self.candidates(actor, kind)
+                if allows(legal[kind](self, self.context(move, ask)))]
