@@ -14,9 +14,11 @@ docs/balance.md says what each metric is and why these tests.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import signal
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -240,10 +242,11 @@ def run_study(study: Study, *, workers: int = 1, ray: str | None = None, checkpo
     outcomes = in_order(play_batch, jobs, workers=workers, ray=ray)
     try:
         for _, (a, b) in outcomes:
-            state.sides[0].merge(a)
-            state.sides[1].merge(b)
-            state.batches += 1
-            state.played = state.sides[0].games
+            with interrupts_deferred():     # a batch is in the sums whole or not at all
+                state.sides[0].merge(a)
+                state.sides[1].merge(b)
+                state.batches += 1
+                state.played = state.sides[0].games
             run += 1
             if state.played in looks and state.played < study.games and \
                     analyse(study, state, levels).settled:
@@ -266,6 +269,17 @@ def run_study(study: Study, *, workers: int = 1, ray: str | None = None, checkpo
     findings.seconds = time.perf_counter() - started
     findings.played_now = state.played - resumed_at
     return findings
+
+
+@contextlib.contextmanager
+def interrupts_deferred():
+    """Ctrl-C waits until the block is done (it is delivered right after)."""
+    blocked = {signal.SIGINT}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, blocked)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def save_checkpoint(path: Path, study: Study, state: Progressed) -> None:
