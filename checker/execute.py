@@ -68,7 +68,8 @@ class Frame:
     body: tuple
     index: int = 0
     code: int = 0                # which body of the spec this is (stable: the syntax tree's list)
-    kind: str = "block"          # block, for, while, queue, reset
+    kind: str = "body"           # body (of a procedure, handler or power), block (an if's branch, sharing
+                                 # its locals with the frame below), merge (likewise), for, while, queue, reset
     env: tuple = ()              # locals: ((name, value), ...)
     ctx: Ctx = field(default_factory=empty_ctx)
     action: bool = False         # popping it ends an action (the engine runs action_end)
@@ -104,8 +105,7 @@ def stack_key(frames: tuple) -> tuple:
 def derived(s: Situation, **changes) -> Situation:
     """A copy of a situation with some of its terms replaced (the table after an effect)."""
     copy = object.__new__(Situation)
-    copy.__dict__.update(s.__dict__)
-    copy._reads = {}
+    copy.__dict__.update(s.__dict__)         # the reads' memory is shared: its keys name what a read reads
     copy.__dict__.pop("_translator", None)     # a translator reads the situation it was made for
     copy.__dict__.update(changes)
     return copy
@@ -125,6 +125,110 @@ def shift_held(s: Situation):
     """The held cards without the first."""
     held = [z3.If(s.hc >= 1, following, z3.IntVal(NONE)) for following in s.held[1:]] + [z3.IntVal(NONE)]
     return held, z3.If(s.hc >= 1, s.hc - 1, 0)
+
+
+# ---- merging runs: the value of the run whose condition holds ------------------------------------
+
+def merge_value(conds: list, values: list, default=None):
+    """One value for several runs: the value of the run whose condition holds."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    sample = present[0]
+    if all(_same(v, sample) for v in values):
+        return sample
+    if isinstance(sample, SlotV):
+        filled = [v if v is not None else none_slot() for v in values]
+        return SlotV(merge_value(conds, [v.p for v in filled]), merge_value(conds, [v.n for v in filled]))
+    if isinstance(sample, RefV):
+        filled = [v if v is not None else RefV(z3.IntVal(NONE), z3.IntVal(NONE), z3.IntVal(NONE),
+                                               z3.BoolVal(False)) for v in values]
+        return RefV(*(merge_value(conds, [getattr(v, f) for v in filled]) for f in ("card", "how", "by", "open")))
+    if isinstance(sample, ListV):
+        length = max(len(v.items) for v in present)
+        rows = []
+        for k in range(length):
+            guards = [v.items[k][0] if v is not None and k < len(v.items) else z3.BoolVal(False) for v in values]
+            items = [v.items[k][1] if v is not None and k < len(v.items) else None for v in values]
+            rows.append((merge_value(conds, guards), merge_value(conds, items)))
+        return ListV(rows)
+    if isinstance(sample, tuple):
+        return tuple(merge_value(conds, [v[k] for v in values]) for k in range(len(sample)))
+    filled = [v if v is not None else (z3.BoolVal(False) if z3.is_bool(sample) else z3.IntVal(NONE))
+              for v in values]
+    merged = filled[-1]
+    for cond, value in zip(reversed(conds[:-1]), reversed(filled[:-1])):
+        merged = z3.If(cond, value, merged)
+    return merged
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, z3.AstRef) and isinstance(b, z3.AstRef):
+        return a.eq(b)
+    if isinstance(a, (SlotV, RefV)) and type(a) is type(b):
+        return all(_same(getattr(a, f), getattr(b, f)) for f in a.__slots__)
+    if isinstance(a, ListV) and isinstance(b, ListV):
+        return len(a.items) == len(b.items) and all(_same(x[0], y[0]) and _same(x[1], y[1])
+                                                    for x, y in zip(a.items, b.items))
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return False
+
+
+STATE_FIELDS = ("card", "ns", "mturn", "mseq", "mby", "changed", "held", "hc", "top", "active")
+
+
+def merge_states(conds: list, states: list[Situation]) -> Situation:
+    first = states[0]
+    if len(states) == 1:
+        return first
+    changes = {}
+    for name in STATE_FIELDS:
+        values = [getattr(s, name) for s in states]
+        if name in ("card", "mturn", "mseq", "mby"):
+            changes[name] = [[merge_value(conds, [v[i][j] for v in values]) for j in range(len(values[0][i]))]
+                             for i in range(len(values[0]))]
+        elif name in ("ns", "changed", "held"):
+            changes[name] = [merge_value(conds, [v[k] for v in values]) for k in range(len(values[0]))]
+        else:
+            changes[name] = merge_value(conds, values)
+    changes["ref"] = merge_value(conds, [s.ref for s in states])
+    changes["ints"] = {k: merge_value(conds, [s.ints[k] for s in states]) for k in first.ints}
+    changes["vars"] = {k: merge_value(conds, [s.vars[k] for s in states]) for k in first.vars}
+    changes["pvars"] = {k: [merge_value(conds, [s.pvars[k][i] for s in states]) for i in range(len(first.pvars[k]))]
+                        for k in first.pvars}
+    return derived(first, **changes)
+
+
+def merge_ctx(conds: list, contexts: list[Ctx]) -> Ctx:
+    return Ctx(*(merge_value(conds, [getattr(c, f) for c in contexts]) for f in
+                 ("actor", "user", "power", "tc", "targets", "chosen")))
+
+
+def merge_frames(conds: list, stacks: list[tuple]) -> tuple:
+    merged = []
+    for position, frame in enumerate(stacks[0]):
+        frames = [stack[position] for stack in stacks]
+        names = [name for name, _ in frame.env]
+        env = tuple((name, merge_value(conds, [dict(f.env).get(name) for f in frames])) for name in names)
+        items = tuple(merge_value(conds, [f.items[k] for f in frames]) for k in range(len(frame.items)))
+        merged.append(replace(frame, env=env, ctx=merge_ctx(conds, [f.ctx for f in frames]), items=items))
+    return tuple(merged)
+
+
+def merge_outcomes(outcomes: list, path: list):
+    """Runs that went different ways from one point and all came back to the same frames, as one:
+    (frames, state, path) where each value is the one of the way whose conditions hold."""
+    if len(outcomes) == 1:
+        extra, frames, state = outcomes[0]
+        return frames, state, path + extra
+    conds = [z3.And(extra) if extra else z3.BoolVal(True) for extra, _, _ in outcomes]
+    frames = merge_frames(conds, [f for _, f, _ in outcomes])
+    state = merge_states(conds, [s for _, _, s in outcomes])
+    either = z3.Or(conds)
+    return frames, state, path if z3.is_true(z3.simplify(either)) else path + [either]
 
 
 # ---- outcomes ---------------------------------------------------------------------------
@@ -166,6 +270,8 @@ class Executor:
         self.anytime = {kind for kind, decl in spec.handlers.items() if decl.anytime}
         # whether a path can happen (a solver's answer); None: every path is kept
         self.feasible = None
+        self._plain: dict = {}       # term id -> (decided value, the term, kept alive with its id)
+        self._asking: dict = {}      # id of a statement -> (whether it can reach an ask, the statement)
 
     # -- translation -------------------------------------------------------------------
     def tr(self, s: Situation) -> Translator:
@@ -182,12 +288,16 @@ class Executor:
         return Translator.default(None, type_)
 
     # -- running ----------------------------------------------------------------------------
-    def run(self, frames: tuple, state: Situation, path: list) -> list[Stop]:
-        """Every way the run can go from here to where it stops."""
+    def run(self, frames: tuple, state: Situation, path: list, depth: int = -1) -> list[Stop]:
+        """Every way the run can go from here to where it stops; with `depth`, also where the
+        frames above that depth have all returned (a statement run on its own, then merged)."""
         stops: list[Stop] = []
         work = [(tuple(frames), state, list(path))]
         while work:
             frames, state, path = work.pop()
+            if len(frames) == depth:
+                stops.append(Stop("returned", frames, state, path))
+                continue
             if not frames:
                 stops.append(Stop("over", (), state, path))
                 continue
@@ -195,7 +305,9 @@ class Executor:
             if frame.index < len(frame.body):
                 stmt = frame.body[frame.index]
                 advanced = frames[:-1] + (replace(frame, index=frame.index + 1),)
-                for result in self.statement(stmt, advanced, state, path):
+                results = self.merged(stmt, advanced, state, path) if self.mergeable(stmt, frame) else \
+                    self.statement(stmt, advanced, state, path)
+                for result in results:
                     if isinstance(result, Stop):
                         stops.append(result)
                     else:
@@ -208,9 +320,45 @@ class Executor:
                         work.append(result)
         return stops
 
+    # -- merging the branches of a statement that cannot ask ----------------------------------------
+    def mergeable(self, stmt, frame: Frame) -> bool:
+        """A statement that branches but never reaches an ask: its branches are run to their end and
+        merged there, so that the runs do not multiply with every `if` on the way."""
+        if frame.kind == "merge" or not isinstance(stmt, (ast.If, ast.For, ast.While, ast.CallProc, ast.Draw,
+                                                           ast.Flip, ast.Deal)):
+            return False
+        return not self.may_ask([stmt])
+
+    def may_ask(self, body: list) -> bool:
+        return any(self.asks_here(stmt) for stmt in ast.walk_statements(body))
+
+    def asks_here(self, stmt) -> bool:
+        """Whether a statement asks, resolves powers, or calls a procedure that can (remembered per
+        statement of the spec's syntax trees, which live as long as the spec)."""
+        key = id(stmt)
+        if key not in self._asking:
+            self._asking[key] = (False, stmt)        # guards a recursion (the resolver refuses one anyway)
+            found = isinstance(stmt, (ast.Ask, ast.ResolvePowers)) or \
+                isinstance(stmt, ast.CallProc) and self.may_ask(self.spec.procedures[stmt.name].body)
+            self._asking[key] = (found, stmt)
+        return self._asking[key][0]
+
+    def merged(self, stmt, frames: tuple, state: Situation, path: list):
+        """The statement run on its own to its end, every way it can go merged into one state."""
+        frame = frames[-1]
+        alone = Frame(frame.where, (stmt,), env=frame.env, ctx=frame.ctx, kind="merge")
+        returned = self.run(frames + (alone,), state, path, depth=len(frames))
+        prefix = len(path)
+        if not returned:
+            return []        # no way through (every one left the bounds)
+        return [merge_outcomes([(r.path[prefix:], r.frames, r.state) for r in returned], path)]
+
     def end_of_frame(self, frames: tuple, state: Situation, path: list) -> list:
         frame = frames[-1]
         below = frames[:-1]
+        if frame.kind in ("merge", "block") and below:      # these share their locals with the frame below
+            below = below[:-1] + (replace(below[-1], env=frame.env),)
+            frame = replace(frame, kind="popped")
         if frame.kind == "for":
             return self.next_item(below, frame, state, path)
         if frame.kind == "while":
@@ -232,10 +380,21 @@ class Executor:
 
     def branch(self, path: list, condition) -> list | None:
         """The path with a condition added; None when the condition is plainly false."""
-        simple = z3.simplify(condition)
-        if z3.is_false(simple):
+        plain = self.plainly(condition)
+        if plain is False:
             return None
-        return path if z3.is_true(simple) else path + [condition]
+        return path if plain is True else path + [condition]
+
+    def plainly(self, condition):
+        """True or False when simplification decides the condition, else None (remembered per term:
+        Z3 shares equal terms, and the same conditions come back on many paths)."""
+        key = condition.get_id()
+        known = self._plain.get(key)
+        if known is None:
+            simple = z3.simplify(condition)
+            known = (True if z3.is_true(simple) else False if z3.is_false(simple) else None, condition)
+            self._plain[key] = known
+        return known[0]
 
     def s_If(self, stmt: ast.If, frames, frame, state, path):
         results = []
@@ -253,7 +412,8 @@ class Executor:
 
     @staticmethod
     def block(parent: Frame, body) -> Frame:
-        return body_frame(parent.where, body, env=parent.env, ctx=parent.ctx)
+        """An if's branch: the engine runs it with the locals of the frame it is in."""
+        return body_frame(parent.where, body, env=parent.env, ctx=parent.ctx, kind="block")
 
     def s_For(self, stmt: ast.For, frames, frame, state, path):
         domain = self.value(stmt.domain, state, frame)
@@ -262,8 +422,8 @@ class Executor:
         return self.next_item(frames, loop, state, path)
 
     def next_item(self, below: tuple, loop: Frame, state, path) -> list:
-        """The next item of a loop: its guard true runs the body, false ends the loop (the
-        lists the spec loops over are prefixes: targets, held cards, players)."""
+        """The next item of a loop's list: where its guard holds the body runs with it, where it
+        does not the item is not in the list and the loop goes on to the next."""
         position = loop.position + 1
         if position >= len(loop.items):
             return [(below, state, path)]
@@ -273,9 +433,9 @@ class Executor:
         if more is not None:
             running = replace(loop, index=0, position=position).with_env(**{loop.var: item})
             results.append((below + (running,), state, more))
-        done = self.branch(path, z3.Not(guard))
-        if done is not None:
-            results.append((below, state, done))
+        absent = self.branch(path, z3.Not(guard))
+        if absent is not None:
+            results.append((below + (replace(loop, index=len(loop.body), position=position),), state, absent))
         return results
 
     def s_While(self, stmt: ast.While, frames, frame, state, path):
@@ -287,8 +447,9 @@ class Executor:
         value = self.value(loop.cond, state, loop)
         results = []
         done = self.branch(path, z3.Not(value))
-        if done is not None:
-            results.append((below, state, done))
+        if done is not None:     # the engine runs a while loop with the locals of its frame
+            after = below[:-1] + (replace(below[-1], env=loop.env),) if below else below
+            results.append((after, state, done))
         more = self.branch(path, value)
         if more is None:
             return results
@@ -478,8 +639,7 @@ class Executor:
         return self.branch(path, inside)
 
     def require(self, path: list, holds, what: str, stmt) -> None:
-        simple = z3.simplify(holds)
-        if not z3.is_true(simple):
+        if self.plainly(holds) is not True:
             self.obligations.append(Obligation(list(path), holds, what, str(stmt.loc)))
 
     def agent(self, ctx: Ctx):
@@ -529,8 +689,9 @@ class Executor:
 
     def s_Deal(self, stmt: ast.Deal, frames, frame, state, path):
         count = self.value(stmt.count, state, frame)
+        # one round more than the bounds' slots: a deal that would not fit leaves the tables reasoned about
         steps = tuple(_Need(("deal", p), z3.And(k < count, p < state.np), stmt.loc)
-                      for k in range(self.bounds.slots) for p in range(self.bounds.players))
+                      for k in range(self.bounds.slots + 1) for p in range(self.bounds.players))
         return [(frames + (Frame(frame.where, steps, env=frame.env, ctx=frame.ctx),), state, path)]
 
     def s__Need(self, step: "_Need", frames, frame, state, path):
@@ -544,6 +705,7 @@ class Executor:
         has = self.branch(wanted, state.ints["deck_size"] > 0)
         if has is not None:
             results.append(self.put(step, frames, frame, state, has))
+        results = [r for r in results if r is not None]
         empty = self.branch(wanted, state.ints["deck_size"] <= 0)
         if empty is not None:
             decl = self.spec.procedures["recycle"]
@@ -555,8 +717,8 @@ class Executor:
     def s__Take(self, step: "_Take", frames, frame, state, path):
         results = []
         has = self.branch(path, state.ints["deck_size"] > 0)
-        if has is not None:
-            results.append(self.put(step, frames, frame, state, has))
+        if has is not None and (put := self.put(step, frames, frame, state, has)) is not None:
+            results.append(put)
         none = self.branch(path, state.ints["deck_size"] <= 0)
         if none is not None:
             results.append((frames, state, none))
@@ -580,7 +742,7 @@ class Executor:
         player = step.into[1]
         path = self.within_bounds(path, state.ns[player] < self.bounds.slots)
         if path is None:
-            return frames, state, [z3.BoolVal(False)]
+            return None
         slot = SlotV(z3.IntVal(player), state.ns[player] + 1)
         ns = list(state.ns)
         ns[player] = state.ns[player] + 1

@@ -25,102 +25,12 @@ import z3
 from baobei.dsl import ast, schema
 from baobei.interpreter.moves import SHAPES
 
-from .execute import Ctx, Executor, Obligation, Stop, body_frame, derived, empty_ctx, in_context
+from .execute import (Ctx, Executor, Obligation, Stop, body_frame, derived, empty_ctx, in_context, merge_ctx,
+                      merge_frames, merge_states, merge_value)
 from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, new_solver, none_slot
 
 _ids = itertools.count()
 PRUNE_TIMEOUT_MS = 2_000      # a pruning query undecided in time keeps its path
-
-
-# ---- merging the runs that reach one decision -------------------------------------------------
-
-def merge_value(conds: list, values: list, default=None):
-    """One value for several runs: the value of the run whose condition holds."""
-    present = [v for v in values if v is not None]
-    if not present:
-        return None
-    sample = present[0]
-    if all(_same(v, sample) for v in values):
-        return sample
-    if isinstance(sample, SlotV):
-        filled = [v if v is not None else none_slot() for v in values]
-        return SlotV(merge_value(conds, [v.p for v in filled]), merge_value(conds, [v.n for v in filled]))
-    if isinstance(sample, RefV):
-        filled = [v if v is not None else RefV(z3.IntVal(NONE), z3.IntVal(NONE), z3.IntVal(NONE),
-                                               z3.BoolVal(False)) for v in values]
-        return RefV(*(merge_value(conds, [getattr(v, f) for v in filled]) for f in ("card", "how", "by", "open")))
-    if isinstance(sample, ListV):
-        length = max(len(v.items) for v in present)
-        rows = []
-        for k in range(length):
-            guards = [v.items[k][0] if v is not None and k < len(v.items) else z3.BoolVal(False) for v in values]
-            items = [v.items[k][1] if v is not None and k < len(v.items) else None for v in values]
-            rows.append((merge_value(conds, guards), merge_value(conds, items)))
-        return ListV(rows)
-    if isinstance(sample, tuple):
-        return tuple(merge_value(conds, [v[k] for v in values]) for k in range(len(sample)))
-    filled = [v if v is not None else (z3.BoolVal(False) if z3.is_bool(sample) else z3.IntVal(NONE))
-              for v in values]
-    merged = filled[-1]
-    for cond, value in zip(reversed(conds[:-1]), reversed(filled[:-1])):
-        merged = z3.If(cond, value, merged)
-    return merged
-
-
-def _same(a, b) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, z3.AstRef) and isinstance(b, z3.AstRef):
-        return a.eq(b)
-    if isinstance(a, (SlotV, RefV)) and type(a) is type(b):
-        return all(_same(getattr(a, f), getattr(b, f)) for f in a.__slots__)
-    if isinstance(a, ListV) and isinstance(b, ListV):
-        return len(a.items) == len(b.items) and all(_same(x[0], y[0]) and _same(x[1], y[1])
-                                                    for x, y in zip(a.items, b.items))
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return False
-
-
-STATE_FIELDS = ("card", "ns", "mturn", "mseq", "mby", "changed", "held", "hc", "top", "active")
-
-
-def merge_states(conds: list, states: list[Situation]) -> Situation:
-    first = states[0]
-    if len(states) == 1:
-        return first
-    changes = {}
-    for name in STATE_FIELDS:
-        values = [getattr(s, name) for s in states]
-        if name in ("card", "mturn", "mseq", "mby"):
-            changes[name] = [[merge_value(conds, [v[i][j] for v in values]) for j in range(len(values[0][i]))]
-                             for i in range(len(values[0]))]
-        elif name in ("ns", "changed", "held"):
-            changes[name] = [merge_value(conds, [v[k] for v in values]) for k in range(len(values[0]))]
-        else:
-            changes[name] = merge_value(conds, values)
-    changes["ref"] = merge_value(conds, [s.ref for s in states])
-    changes["ints"] = {k: merge_value(conds, [s.ints[k] for s in states]) for k in first.ints}
-    changes["vars"] = {k: merge_value(conds, [s.vars[k] for s in states]) for k in first.vars}
-    changes["pvars"] = {k: [merge_value(conds, [s.pvars[k][i] for s in states]) for i in range(len(first.pvars[k]))]
-                        for k in first.pvars}
-    return derived(first, **changes)
-
-
-def merge_ctx(conds: list, contexts: list[Ctx]) -> Ctx:
-    return Ctx(*(merge_value(conds, [getattr(c, f) for c in contexts]) for f in
-                 ("actor", "user", "power", "tc", "targets", "chosen")))
-
-
-def merge_frames(conds: list, stacks: list[tuple]) -> tuple:
-    merged = []
-    for position, frame in enumerate(stacks[0]):
-        frames = [stack[position] for stack in stacks]
-        names = [name for name, _ in frame.env]
-        env = tuple((name, merge_value(conds, [dict(f.env).get(name) for f in frames])) for name in names)
-        items = tuple(merge_value(conds, [f.items[k] for f in frames]) for k in range(len(frame.items)))
-        merged.append(replace(frame, env=env, ctx=merge_ctx(conds, [f.ctx for f in frames]), items=items))
-    return tuple(merged)
 
 
 # ---- abstract copies, for finding which decisions follow which ---------------------------------
@@ -272,7 +182,9 @@ class Turns:
         """The runs from here; the obligations they meet are the graph's, under `cond`. A run that
         cannot happen under the graph's constraints is pruned (a solver says so)."""
         executor = self.executor
-        solver = new_solver(*(self.base if base is None else base), cond, timeout_ms=PRUNE_TIMEOUT_MS)
+        solver = self.pruning_solver(base)
+        solver.push()
+        solver.add(cond)
 
         def feasible(extra: list) -> bool:
             solver.push()
@@ -282,11 +194,21 @@ class Turns:
             return result != z3.unsat          # unknown: kept (sound)
         executor.feasible = feasible
         before = len(executor.obligations)
-        stops = executor.run(frames, state, path)
-        executor.feasible = None
+        try:
+            stops = executor.run(frames, state, path)
+        finally:
+            executor.feasible = None
+            solver.pop()
         graph.obligations += [(cond, o) for o in executor.obligations[before:]]
         del executor.obligations[before:]
         return stops
+
+    def pruning_solver(self, base) -> z3.Solver:
+        """One solver per set of constraints, kept: each run pushes its own condition on it."""
+        terms = self.base if base is None else base
+        if getattr(self, "_pruning", None) is None or self._pruning[0] is not terms:
+            self._pruning = (terms, new_solver(*terms, timeout_ms=PRUNE_TIMEOUT_MS))
+        return self._pruning[1]
 
     def collect(self, graph: Graph, incoming: dict, reach, stops: list[Stop]) -> None:
         for stop in stops:
@@ -327,12 +249,25 @@ class Turns:
                 yield kind, self.fresh_move(stop, kind, asker), asker
 
     def fresh_move(self, stop: Stop, kind: str, asker) -> Ctx:
+        """A move of this kind at this ask, any the notation can write: the asked player plays it
+        (anyone, for an ask of anyone), with what its shape lets it name. What the shape fixes is
+        written as constants, so that conditions on it simplify away."""
         n = next(_ids)
-        actor = z3.Int(f"m{n}_actor")
-        targets = (SlotV(z3.Int(f"m{n}_t0_player"), z3.Int(f"m{n}_t0_number")),
-                   SlotV(z3.Int(f"m{n}_t1_player"), z3.Int(f"m{n}_t1_number")))
+        shape, counts = SHAPES[kind].args, SHAPES[kind].counts
+        actor = asker if asker is not None else z3.Int(f"m{n}_actor")
+        nothing = none_slot()
+        count = z3.IntVal(counts[0]) if len(counts) == 1 else z3.Int(f"m{n}_count")
+        if shape == "own":
+            targets = tuple(SlotV(actor, z3.Int(f"m{n}_t{k}_number")) for k in range(2))
+        elif shape == "slots":
+            targets = tuple(SlotV(z3.Int(f"m{n}_t{k}_player"), z3.Int(f"m{n}_t{k}_number")) for k in range(2))
+        else:
+            targets = (nothing, nothing)
+        if len(counts) == 1:        # the slots a fixed number of targets leaves unnamed are none
+            targets = targets[:counts[0]] + (nothing,) * (2 - counts[0])
+        chosen = z3.Int(f"m{n}_chosen") if shape == "player" else z3.IntVal(NONE)
         ctx = stop.ctx or empty_ctx()
-        return Ctx(actor, ctx.user, ctx.power, z3.Int(f"m{n}_count"), targets, z3.Int(f"m{n}_chosen"))
+        return Ctx(actor, ctx.user, ctx.power, count, targets, chosen)
 
     def moves_at(self, graph: Graph, incoming: dict, decision: Decision) -> None:
         stop = decision.stop
@@ -354,7 +289,7 @@ class Turns:
     def legal(self, state: Situation, kind: str, move: Ctx, asker):
         situation = in_context(state, move)
         shape = situation.move_shape(kind)
-        who = [move.actor == asker] if asker is not None else [move.actor >= 0, move.actor < state.np]
+        who = [] if asker is not None else [move.actor >= 0, move.actor < state.np]
         from .translate import Translator
         verdict = Translator(self.spec, situation).legal(kind)[0]
         return z3.And(shape + who + [verdict])

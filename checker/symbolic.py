@@ -271,20 +271,39 @@ class Situation:
         return z3.And(slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= self.slot_count(slot.p))
 
     def at(self, slot: SlotV, table, default):
-        """table[i][j] at the slot (default where there is none)."""
+        """table[i][j] at the slot (default where there is none). Reads are remembered (with what
+        they read, kept alive so that ids stay theirs): the same reads recur on every path."""
         if z3.is_int_value(slot.p) and z3.is_int_value(slot.n):
             i, n = slot.p.as_long(), slot.n.as_long()
             if 0 <= i < self.bounds.players and 1 <= n <= self.bounds.slots:
                 return z3.If(self.ns[i] >= n, table[i][n - 1], default)
             return z3.IntVal(default) if isinstance(default, int) else default
-        key = (slot.p.get_id(), slot.n.get_id(), id(table))
-        if key not in self._reads:
-            expr = default
-            for i in range(self.bounds.players):
-                for j in range(self.bounds.slots):
-                    expr = z3.If(z3.And(slot.p == i, slot.n == j + 1, self.ns[i] > j), table[i][j], expr)
-            self._reads[key] = expr
-        return self._reads[key]
+        key = (slot.p.get_id(), slot.n.get_id(), id(table), id(self.ns), id(default))
+        found = self._reads.get(key)
+        if found is None:
+            found = (self._read(slot, table, default), slot, table, self.ns, default)
+            self._reads[key] = found
+        return found[0]
+
+    def _read(self, slot: SlotV, table, default):
+        players, slots = range(self.bounds.players), range(self.bounds.slots)
+        if z3.is_int_value(slot.n):          # a column: one cell per player
+            n = slot.n.as_long()
+            if not 1 <= n <= self.bounds.slots:
+                return default
+            players_cells = [(slot.p == i, self.ns[i] >= n, table[i][n - 1]) for i in players]
+            cells = players_cells
+        elif z3.is_int_value(slot.p):        # a row: one cell per slot of that player
+            i = slot.p.as_long()
+            if not 0 <= i < self.bounds.players:
+                return default
+            cells = [(slot.n == j + 1, self.ns[i] > j, table[i][j]) for j in slots]
+        else:
+            cells = [(z3.And(slot.p == i, slot.n == j + 1), self.ns[i] > j, table[i][j]) for i in players for j in slots]
+        expr = default
+        for where, exists, value in cells:
+            expr = z3.If(z3.And(where, exists), value, expr)
+        return expr
 
     def player_slots(self, p) -> ListV:
         items = []

@@ -16,6 +16,7 @@ from baobei.dsl.model import Spec, expr_text
 from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, none_slot
 
 _fresh = itertools.count()
+_CARD_ATTRS: dict = {}        # id of a spec -> ({(card term id, attribute): (term, card)}, the spec)
 
 
 class Translator:
@@ -136,10 +137,13 @@ class Translator:
         raise KeyError(f"{type_name}.{name}")
 
     def card_attr(self, card, name: str):
+        """A card's value, family or power (remembered for the rules of this spec, with the card's
+        term kept alive so that its id stays its own)."""
+        memory = _CARD_ATTRS.setdefault(id(self.spec), ({}, self.spec))[0]
         key = (card.get_id(), name)
-        if key not in self._card_attrs:
-            self._card_attrs[key] = self._card_attr(card, name)
-        return self._card_attrs[key]
+        if key not in memory:
+            memory[key] = (self._card_attr(card, name), card)
+        return memory[key][0]
 
     def _card_attr(self, card, name: str):
         def attribute(index: int) -> int:
