@@ -251,7 +251,7 @@ class Explainer:
                 lines += self.check_lines(number, check, check is found.decider)
         if found.settling:
             lines.append("what settles it:")
-            lines += ["  " + self.settlingtext_of(s) for s in found.settling]
+            lines += ["  " + self.settling_text(s) for s in found.settling]
         return lines
 
     def _before_lines(self, found: Explanation) -> list[str]:
@@ -275,12 +275,12 @@ class Explainer:
         return lines
 
     def part_lines(self, part: Part, indent: str) -> list[str]:
-        lines = [f"{indent}{part.text}: {part.verdict}{_readstext_of(part.reads)}{f'; {part.note}' if part.note else ''}"]
+        lines = [f"{indent}{part.text}: {part.verdict}{_reads_text(part.reads)}{f'; {part.note}' if part.note else ''}"]
         for sub in part.parts:
             lines += self.part_lines(sub, indent + "  ")
         return lines
 
-    def settlingtext_of(self, settling: Settling) -> str:
+    def settling_text(self, settling: Settling) -> str:
         winner, other = settling.winner, settling.other
         verdict = "refuses" if not other.body.allow else "allows"
         head = f"{winner.level_name} {winner.name} decides before {other.level_name} {other.name}, which applies " \
@@ -315,7 +315,7 @@ class Explainer:
                 text += f"; {self.check_short(check)}"
                 settling = next((s for s in found.settling if s.other.name == named), None)
                 if settling is not None:
-                    text += f", but {self.settlingtext_of(settling)}"
+                    text += f", but {self.settling_text(settling)}"
         return text
 
     def check_short(self, check: RuleCheck) -> str:
@@ -323,10 +323,10 @@ class Explainer:
         if check.condition is None:
             return f"{title}, which always applies"
         if check.applies:
-            return f"{title}: {check.condition.text} holds{_readstext_of(check.condition.all_reads()[:READS])}"
+            return f"{title}: {check.condition.text} holds{_reads_text(check.condition.all_reads()[:READS])}"
         failing = [p for p in (check.condition.parts if check.condition.op == "and" else [check.condition])
                    if not p.value]
-        return f"{title} does not apply: " + "; ".join(f"{p.text} fails{_readstext_of(p.all_reads()[:READS])}"
+        return f"{title} does not apply: " + "; ".join(f"{p.text} fails{_reads_text(p.all_reads()[:READS])}"
                                                       for p in failing)
 
     # -- JSON ---------------------------------------------------------------------------------------
@@ -352,7 +352,7 @@ class Explainer:
         return data
 
 
-def _readstext_of(reads: list[tuple[str, object]]) -> str:
+def _reads_text(reads: list[tuple[str, object]]) -> str:
     if not reads:
         return ""
     return " (" + ", ".join(f"{text} is {text_of(plain(value))}" for text, value in reads) + ")"

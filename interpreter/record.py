@@ -144,7 +144,11 @@ def replay_game(rules: Rules, game: dict, number: int, on_step=None) -> tuple[in
             except BaobeiError as problem:
                 return moves, Divergence(number, index, step, text, f"cannot be played: {problem.message}")
             moves += 1
-            if digest(rnd) != entry["after"]:
+            try:
+                after = digest(rnd)
+            except RuleRuntimeError as problem:     # stuck saying what the game waits for (a failed game's end)
+                return moves, Divergence(number, index, step, text, f"the rules cannot go on: {problem.message}")
+            if after != entry["after"]:
                 return moves, Divergence(number, index, step, text,
                                          f"its result changed; the game now waits for {rnd.describe_pending()}")
         if game.get("failed") and index == len(game["rounds"]):

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 
 from baobei.dsl import ast
+from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.model import Spec
 
 from . import trace as events
@@ -46,6 +47,8 @@ class Step:
     waiting: list = field(default_factory=list)         # [(who or "anyone", [kinds])]: what the game waits for
     waiting_at: str | None = None   # the ask it waits at
     after: str | None = None        # digest of the table after the move (record.py compares it)
+    players: int = 0                # how many play this round
+    stuck: str | None = None        # the rules cannot say what the game waits for (a gap met in play)
 
 
 # ---- what the table looks like after a move ------------------------------------------------------
@@ -73,7 +76,7 @@ def revealed(before: list[dict], rnd) -> dict:
 
 def plain(value):
     """A value of the spec as JSON: a player's or card's name, a slot as 'Ana.2', a reference as
-    'bird5, drawn by Ana, open'."""
+    'bird5 (drawn by Ana, open)'."""
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, (list, tuple)):
@@ -84,7 +87,7 @@ def plain(value):
         if value.card is None:
             return "none"
         by = f" by {value.by.name}" if value.by is not None else ""
-        return f"{value.card.name}, {value.how}{by}, {'open' if value.open else 'closed'}"
+        return f"{value.card.name} ({value.how}{by}, {'open' if value.open else 'closed'})"
     if hasattr(value, "kind"):                                      # a card on the table
         return value.kind.name
     return getattr(value, "name", str(value))
@@ -149,9 +152,14 @@ class StepRecorder:
 
     def note_waiting(self, step: Step) -> None:
         rnd = self.rnd
-        step.waiting = [("anyone" if asker is None else asker.name, list(kinds)) for asker, kinds in rnd.awaited()]
         step.waiting_at = rnd.pending.site.label if rnd.pending is not None else None
-        step.after = digest(rnd)
+        step.players = len(rnd.players)
+        try:
+            step.waiting = [("anyone" if asker is None else asker.name, list(kinds))
+                            for asker, kinds in rnd.awaited()]
+            step.after = digest(rnd)
+        except RuleRuntimeError as error:      # the rules got stuck on this move: say so, as play does
+            step.stuck = error.message
 
     def flush(self) -> list[Step]:
         """The steps gathered since the last flush."""
@@ -235,6 +243,8 @@ class StepView:
             data["set"] = step.set
             data["revealed"] = step.revealed
             data["shown"] = step.shown
+        if step.stuck:
+            data["stuck"] = step.stuck
         data["waiting"] = [{"who": who, "moves": kinds} for who, kinds in step.waiting]
         data["waiting_at"] = site_title(self.spec, step.waiting_at) if step.waiting_at else None
         data["after"] = step.after
@@ -268,21 +278,28 @@ class StepView:
     # -- text ------------------------------------------------------------------------------------------
     def lines(self, step: Step) -> list[str]:
         if step.move is None:
-            return [f"before step 1: {self.waitingtext_of(step)}"]
+            return [f"before step 1: {self.waiting_text(step)}"]
         head = f"step {step.number}  {step.move}"
         if step.implicit:
             head = f"step {step.number}  {step.move}   (the step closes the pluck window first)"
         lines = [head] + ["  " + line for line in self.verdict_lines(step)]
         if step.legal:
-            did = [self.effecttext_of(e) for e in step.effects]
+            did = [self.effect_text(e) for e in step.effects]
             if step.set:
                 did.append("set " + ", ".join(f"{name} = {text_of(value)}" for name, value in step.set.items()))
-            for player, learned in step.revealed.items():
-                did.append(f"{player} learns " + ", ".join(f"{slot} is {card}" for slot, card in learned.items()))
+            did += self.learned_lines(step)
             lines += ["  did:"] + ["    " + line for text in did for line in text.splitlines()] if did else \
                 ["  did nothing"]
-        lines.append("  " + self.waitingtext_of(step))
+        lines.append("  " + self.waiting_text(step))
         return lines
+
+    def learned_lines(self, step: Step) -> list[str]:
+        """Who learned what: one line for what every player learned alike."""
+        learned = list(step.revealed.values())
+        if len(learned) == step.players > 1 and all(entry == learned[0] for entry in learned):
+            return ["everyone learns " + ", ".join(f"{slot} is {card}" for slot, card in learned[0].items())]
+        return [f"{player} learns " + ", ".join(f"{slot} is {card}" for slot, card in entries.items())
+                for player, entries in step.revealed.items()]
 
     def verdict_lines(self, step: Step) -> list[str]:
         decl = self.decider(step)
@@ -302,13 +319,15 @@ class StepView:
             lines.append(f"  (judged as the step plays it: after {step.judged_after} closes the pluck window)")
         return lines
 
-    def waitingtext_of(self, step: Step) -> str:
+    def waiting_text(self, step: Step) -> str:
+        if step.stuck:
+            return f"then the rules cannot go on: {step.stuck}"
         if not step.waiting:
             return "then the round is over" if step.waiting_at is None else "then waits for nothing legal"
         asked = "; ".join(f"{who}: {', '.join(kinds)}" for who, kinds in step.waiting)
         return f"then waits for {asked}  ({site_title(self.spec, step.waiting_at)})"
 
-    def effecttext_of(self, event) -> str:
+    def effect_text(self, event) -> str:
         if isinstance(event, events.Moved):
             return f"{event.card}: {event.source} -> {event.dest}"
         if isinstance(event, events.Revealed):
