@@ -710,6 +710,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:     # the reader stopped early (| head): no complaint, as if ended by SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as error:  # an internal bug: say so briefly, no traceback unless asked
         if os.environ.get("BAOBEI_DEBUG"):
             raise

@@ -352,6 +352,10 @@ class Explainer:
         return data
 
 
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
+
+
 def _reads_text(reads: list[tuple[str, object]]) -> str:
     if not reads:
         return ""

@@ -27,6 +27,9 @@ RECORD_FIELDS = ("move", "rule", "revealed", "shown", "after")
 # The procedure the interpreter runs a round's turns in (docs/language.md): when it has run to
 # its end, the round is over and nothing more is asked.
 TURNS = "turns"
+# Where the contract refuses a move before any rule of the spec is read: a slot that does not
+# exist, a move its notation cannot read.
+CONTRACT = {"slot": "docs/scenario-format.md#positions", "notation": "docs/scenario-format.md#steps"}
 
 
 @dataclass
@@ -235,6 +238,8 @@ class StepView:
                 data["level"] = decl.level_name
             data["loc"] = self.decider_loc(step)
             data["cites"] = self.citer.json(decl) if decl is not None else []
+            if step.decided_by in CONTRACT:
+                data["contract"] = CONTRACT[step.decided_by]
             if step.reason:
                 data["reason"] = step.reason
             if step.judged_after:
@@ -311,10 +316,12 @@ class StepView:
             where = (f"the game waits at {site_title(self.spec, step.asked_at)}" if step.decided_by == "ask"
                      else f"procedure {TURNS} has run to its end ({decl.loc})" if decl is not None else "")
             lines = [f"{verdict}: {step.reason}", f"  {where}"] + (self.citer.lines(decl, "  ") if decl else [])
+        elif step.decided_by in CONTRACT:
+            lines = [f"{verdict} before any rule is read: {step.reason}", f"  (the contract: {CONTRACT[step.decided_by]})"]
         else:
-            lines = [f"{verdict} before any rule is read: {step.reason}"]
-        if not step.legal and step.decided_by == "rule" and step.reason:
-            lines.append(f"  {step.reason}")
+            lines = [f"{verdict}: {step.reason}"]
+        if not step.legal and step.decided_by == "rule" and decl is not None and decl.level == 0:
+            lines.append("  (no rule allows it here: the default decides)")
         if step.judged_after:
             lines.append(f"  (judged as the step plays it: after {step.judged_after} closes the pluck window)")
         return lines
