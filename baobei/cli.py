@@ -33,27 +33,111 @@ def _config(args):
 
 
 def cmd_scenario(args) -> int:
-    from baobei.interpreter.scenario import run_file, scenario_files
+    import json
+    from baobei.interpreter.scenario import load_scenario, run_scenario, scenario_files, variant_rules
     config = _config(args)
     passed = failed = 0
     decided: dict[str, set] = {}
     for path in scenario_files(args.paths):
-        for result in run_file(path, config):
+        scenario = load_scenario(path)
+        for variant in scenario.variants:
+            rules = variant_rules(scenario, variant, config)
+            shown = not args.variant or variant in args.variant
+            trace = _scenario_trace(args, path, scenario, rules) if args.trace and shown else None
+            result = run_scenario(scenario, rules, trace)
             if result.round is not None:
                 decided.setdefault(result.variant, set()).update(result.round.decided)
-            if args.variant and result.variant not in args.variant:
+            if not shown:
                 continue
-            if result.passed:
-                passed += 1
+            passed += result.passed
+            failed += not result.passed
+            if args.json:
+                print(json.dumps({"scenario": str(path), "variant": variant, "passed": result.passed,
+                                  "step": result.step, "message": result.message}))
+            elif result.passed:
                 if not args.quiet:
                     print(f"PASS {path} [{result.variant}]")
             else:
-                failed += 1
                 print(f"FAIL {path} [{result.variant}] {result.message}")
     if args.coverage:
         _coverage(config, decided)
-    print(f"{passed} passed, {failed} failed")
+    print(json.dumps({"passed": passed, "failed": failed}) if args.json else f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def _scenario_trace(args, path, scenario, rules):
+    """Prints every step of one (scenario, variant) as it is played: text, or JSON lines."""
+    import json
+    from baobei.interpreter.tracing import StepView
+    view = StepView(rules.spec, args.all_citations)
+    if not args.json:
+        print(f"== {path} [{rules.variant}] {scenario.title}")
+
+    def shown(step) -> None:
+        if args.json:
+            print(json.dumps({"scenario": str(path), "variant": rules.variant, **view.json(step)},
+                             ensure_ascii=False))
+        else:
+            print("\n".join(view.lines(step)))
+    return shown
+
+
+def cmd_why(args) -> int:
+    import json
+    from baobei.interpreter.explain import Explainer
+    from baobei.interpreter.scenario import explain_as_a_step, load_scenario, run_scenario, variant_rules
+    config = _config(args)
+    scenario = load_scenario(args.file)
+    count = len(scenario.steps)
+    number = count if args.step is None else args.step
+    if not 0 <= number <= count:
+        from baobei.dsl.errors import ScenarioError
+        raise ScenarioError(f"--step {number}: the file has {count} steps; --step takes 0 (the table before the "
+                            f"first step) to {count}", scenario.doc.loc("steps"))
+    text = " ".join(args.move)
+    for variant in args.variant or scenario.variants:
+        rules = variant_rules(scenario, variant, config)
+        result = run_scenario(scenario, rules, until=number)
+        found = explain_as_a_step(result.round, _read_move(text, result.round))
+        explainer = Explainer(rules.spec, args.all_citations)
+        where = f"after step {number}" if number else "before the first step"
+        if args.json:
+            print(json.dumps({"scenario": str(args.file), "variant": variant, "step": number,
+                              "stopped": None if result.passed else result.message, **explainer.json(found)},
+                             ensure_ascii=False))
+            continue
+        print(f"why {found.move}  [{variant}] {where} of {args.file}")
+        if not result.passed:
+            print(f"(the scenario stops at {result.message}: explained in the state there)")
+        print("\n".join(explainer.lines(found)))
+    return 0
+
+
+def _read_move(text: str, rnd):
+    """A move written 'PLAYER: MOVE' on the command line; one that cannot be read is an error at
+    its word (E410)."""
+    from baobei.dsl.errors import Loc, MoveError
+    from baobei.interpreter.moves import parse_move
+    actor, colon, body = text.partition(":")
+    try:
+        if not colon:
+            raise MoveError(f"write the move as PLAYER: MOVE, e.g. '{rnd.players[0].name}: draw'")
+        return parse_move(actor.strip(), body.strip(), rnd.by_name)
+    except MoveError as error:
+        error.loc = Loc("<MOVE>", 1, _column(text, error.message))
+        error.source_line = text
+        raise
+
+
+def _column(text: str, message: str) -> int:
+    """Where in the move the word a message quotes last is (1: the move's start): the most
+    specific ("'pluck': unknown player 'Zed' in 'Zed.2'")."""
+    import re
+    for quoted in reversed(re.findall(r"'([^']+)'", message)):
+        at = text.find(quoted)
+        if at >= 0 and quoted != text:
+            return at + 1
+    return 1
 
 
 def _agent_names(text: str) -> list[str]:
@@ -94,15 +178,18 @@ def cmd_simulate(args) -> int:
     workers = _workers(args)
     if not args.json:
         print(f"seed {seed}")
-    from baobei.interpreter.invariants import InvariantBroken
+    from baobei.interpreter.failures import SimulationFailed
     record = open(args.record, "w", encoding="utf-8") if args.record else None
     try:
         stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
                          progress=not args.json and sys.stderr.isatty() or args.progress, record=record,
-                         workers=workers, ray=args.ray)
-    except InvariantBroken as broken:      # a finding of --check, not bad input
-        print(f"FAIL (seed {seed}): {broken.render()}")
-        return 1
+                         workers=workers, ray=args.ray, failures=args.failures)
+    except SimulationFailed as failed:
+        # a broken invariant is a finding of --check; a gap met in play (E500) is a spec no rule
+        # completes, bad input as everywhere else: both say where and leave a scenario to replay
+        broken = failed.failure.code == "E510"
+        _failure(args, seed, failed.failure, sys.stdout if broken else sys.stderr)
+        return 1 if broken else 2
     finally:
         if record is not None:
             record.close()
@@ -112,6 +199,23 @@ def cmd_simulate(args) -> int:
         print("\n".join(stats.lines()))
         print(f"played {_where(workers, args.ray)}")
     return 0
+
+
+def _failure(args, seed: int, failure, out) -> None:
+    """Where random play failed, and how to play it again."""
+    import json
+    from baobei.dsl.errors import shown_path
+    if args.json:
+        print(json.dumps({"failure": {**failure.as_json(), "record": args.record}}, sort_keys=True), file=out)
+        return
+    print(f"FAIL (seed {seed}): {failure.text()}", file=out)
+    if failure.path:
+        flags = "".join(f" --{flag} {getattr(args, flag)}" for flag in ("spec", "config", "edition")
+                        if getattr(args, flag))
+        print(f"  the failing round, as a scenario: {shown_path(failure.path)}", file=out)
+        print(f"  play it again: baobei scenario{flags} {shown_path(failure.path)}", file=out)
+    if args.record:
+        print(f"  the games before it and the failing one up to its failing move: {args.record}", file=out)
 
 
 def _workers(args) -> int:
@@ -335,11 +439,12 @@ def cmd_replay(args) -> int:
     games = read_games(args.file)
     variant = args.variant or (games[0]["variant"] if games else None)
     rules = load_rules(config, variant)
-    report = replay_file(rules, args.file)
+    report = replay_file(rules, args.file, _replay_trace(args, rules) if args.trace else None)
     if args.json:
         print(json.dumps({"games": report.games, "moves": report.moves, "spec_version": rules.version,
                           "rules": config.as_json(),
-                          "divergences": [d.__dict__ for d in report.divergences]}, indent=1))
+                          "divergences": [d.__dict__ for d in report.divergences]},
+                         indent=None if args.trace else 1))      # with the trace's lines: one line too
     else:
         recorded = {g.get("spec_version") for g in games}
         print(f"replay {args.file} under {rules.variant} (spec {rules.version}; recorded with {', '.join(sorted(map(str, recorded)))})")
@@ -347,6 +452,24 @@ def cmd_replay(args) -> int:
             print(f"  game {d.game}, round {d.round}, move {d.move} ({d.text}): {d.problem}")
         print(f"{report.games} games, {report.moves} moves replayed, {len(report.divergences)} diverged")
     return 1 if report.divergences else 0
+
+
+def _replay_trace(args, rules):
+    """Prints every replayed move as a step of the trace: text under a heading per round, or JSON lines."""
+    import json
+    from baobei.interpreter.tracing import StepView
+    view = StepView(rules.spec, args.all_citations)
+    last = [None]
+
+    def shown(game: int, round_number: int, step) -> None:
+        if args.json:
+            print(json.dumps({"game": game, "round": round_number, **view.json(step)}, ensure_ascii=False))
+            return
+        if last[0] != (game, round_number):
+            last[0] = (game, round_number)
+            print(f"== game {game}, round {round_number}")
+        print("\n".join(view.lines(step)))
+    return shown
 
 
 def cmd_report(args) -> int:
@@ -383,10 +506,13 @@ def cmd_lsp(args) -> int:
 EXIT_CODES = {
     "scenario": "0 every scenario passed, 1 one failed, 2 bad input",
     "simulate": "0 the games were played (with --check: every invariant held after every move), "
-                "1 with --check: an invariant broke, 2 bad input",
+                "1 with --check: an invariant broke, 2 bad input (a gap in the rules met in play too); a failing "
+                "round is written as a scenario",
     "balance": "0 the study ran, whatever its verdicts (they are in the output and in --json), 2 bad input, "
                "130 interrupted (with --checkpoint, the same command resumes)",
     "replay": "0 every recorded game replayed identically, 1 one diverged, 2 bad input",
+    "why": "0 the move was explained (legal or refused), 2 bad input (a broken scenario, a step number out of "
+           "range, a move that cannot be read)",
     "report": "0 the report was written, 2 bad input",
     "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
     "diff": "0 no difference in behaviour, 1 a difference (or a query Z3 could not decide), 2 bad input",
@@ -410,8 +536,28 @@ def build_parser() -> argparse.ArgumentParser:
     scenario.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
     scenario.add_argument("--coverage", action="store_true",
                           help="list the legality and trigger rules that decided no step")
+    scenario.add_argument("--trace", action="store_true",
+                          help="print every step: the rule that allowed or refused it, what it did, what the "
+                               "game then waits for (docs/trace.md)")
+    scenario.add_argument("--json", action="store_true",
+                          help="JSON lines: each step with --trace, each result, the totals")
+    _citations(scenario)
     _common(scenario)
     scenario.set_defaults(run=cmd_scenario)
+
+    why = _verb(verbs, "why", "explain one move on a scenario's table: every rule of its kind, the part of its "
+                              "condition that holds or fails, what settles it, the citations")
+    why.add_argument("file", metavar="FILE", help="a scenario file: its table and steps")
+    why.add_argument("move", nargs="+", metavar="MOVE", help="the move, as PLAYER: MOVE (e.g. 'Ben: pluck Ana.2')")
+    why.add_argument("--step", type=int, metavar="N",
+                     help="explain in the state after step N (0: the table before the first step; default: "
+                          "after the last)")
+    why.add_argument("--variant", action="append", help="explain under this variant (repeatable; default: the "
+                                                        "file's)")
+    why.add_argument("--json", action="store_true", help="one JSON object per variant")
+    _citations(why)
+    _common(why)
+    why.set_defaults(run=cmd_why)
 
     sim = _verb(verbs, "simulate", "play seeded games with agents and report figures")
     sim.add_argument("--variant", help="the variant (default: the config's layers)")
@@ -423,7 +569,10 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--check", action="store_true", help="check the invariants after every move")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
-    sim.add_argument("--record", metavar="FILE", help="write each game as one JSON line (see replay)")
+    sim.add_argument("--record", metavar="FILE", help="write each game as one JSON line (see replay); a game "
+                                                      "that fails is written up to its failing move")
+    sim.add_argument("--failures", default=".", metavar="DIR",
+                     help="where a failing round is written as a scenario file (default: the current folder)")
     _parallel(sim)
     _common(sim)
     sim.set_defaults(run=cmd_simulate)
@@ -458,7 +607,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep = _verb(verbs, "replay", "replay recorded games; report the first move that changed")
     rep.add_argument("file", metavar="FILE", help="recorded games (simulate --record)")
     rep.add_argument("--variant", help="the variant to replay under (default: the recorded one)")
-    rep.add_argument("--json", action="store_true", help="print one JSON object")
+    rep.add_argument("--json", action="store_true", help="print one JSON object (with --trace: JSON lines)")
+    rep.add_argument("--trace", action="store_true", help="print every move replayed as a step of the trace "
+                                                          "(docs/trace.md)")
+    _citations(rep)
     _common(rep)
     rep.set_defaults(run=cmd_replay)
 
@@ -513,6 +665,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _citations(parser) -> None:
+    parser.add_argument("--all-citations", action="store_true",
+                        help="show every edition's citations (default: the variant's edition's, the others' "
+                             "where it has none)")
+
+
 def _parallel(parser) -> None:
     parser.add_argument("--workers", type=int, metavar="N",
                         help="processes playing games side by side (default: every core); the figures are the "
@@ -545,6 +703,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:     # the reader stopped early (| head): no complaint, as if ended by SIGPIPE
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except Exception as error:  # an internal bug: say so briefly, no traceback unless asked
         if os.environ.get("BAOBEI_DEBUG"):
             raise

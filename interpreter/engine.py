@@ -94,7 +94,7 @@ class Round(State, Judge):
         self.pending = ask
         if self.trace is not None:
             self.trace(events.Waiting(tuple(("anyone" if asker is None else asker.name, kinds)
-                                            for asker, kinds in ask.clauses)))
+                                            for asker, kinds in ask.clauses), ask.site.label))
 
     @property
     def round_over(self) -> bool:
@@ -118,11 +118,14 @@ class Round(State, Judge):
         if not trusted:
             refused = self.refusal(move)
             if self.trace is not None:
-                rule = refused[1] if refused is not None else self._deciding_rule(move)
+                rule = refused[1] if refused is not None else self.deciding_rule(move)
                 self.trace(events.Judged(format_move(move), refused is None, rule.name if rule else None,
                                          refused[0] if refused is not None else None))
             if refused is not None:
                 raise IllegalMove(*refused)
+        elif self.trace is not None:     # a trace names the rule that allows every move, judged or not
+            rule = self.deciding_rule(move)
+            self.trace(events.Judged(format_move(move), True, rule.name if rule else None))
         self.shown = []
         self.history.append(move)
         if self.trace is not None:
@@ -133,9 +136,6 @@ class Round(State, Judge):
             function(self, self.context(move, self.pending))     # never asks (generate.py makes sure)
             return
         self._resume(move)
-
-    def _deciding_rule(self, move: Move):
-        return self.program.legal[move.kind](self, self.context(move, self.pending))
 
     def begin_action(self) -> None:
         """A move made outside any action and power begins a complete action (its handler, the
@@ -183,6 +183,8 @@ class Round(State, Judge):
         for card, user, rank, rule in fired:
             function, asks = self.program.powers[card.power]
             context = Ctx(user, user, card.power)
+            if self.trace is not None:
+                self.trace(events.PowerBegins(card.power, card.name, user.name, rule.name))
             if asks:
                 yield from function(self, context)
             else:

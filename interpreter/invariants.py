@@ -19,7 +19,8 @@ class InvariantBroken(RuleRuntimeError):
 
 
 class Watch:
-    """Checks one round move by move."""
+    """Checks one round move by move. `deck_size`: the cards the round holds (the edition's deck in
+    random play, the table's cards in a scenario)."""
 
     def __init__(self, rnd: Round, rules, deck_size: int):
         self.rules = rules
@@ -36,9 +37,7 @@ class Watch:
         self.spec_invariants(rnd, where)
 
     def cards(self, rnd: Round, where: str) -> None:
-        cards = list(rnd.deck) + list(rnd.discard) + list(rnd.under) + list(rnd.held)
-        for player in rnd.players:
-            cards += [c for c in player.layout if c is not None]
+        cards = cards_on_table(rnd)
         if len(cards) != self.deck_size:
             raise InvariantBroken(f"{where}: {len(cards)} cards on the table, not {self.deck_size}")
         if len({id(c) for c in cards}) != len(cards):
@@ -80,6 +79,14 @@ class Watch:
             raise InvariantBroken(f"{where}: the state read back from its table waits for "
                                   f"{again.describe_pending()}, not {rnd.describe_pending()}")
         return True
+
+
+def cards_on_table(rnd: Round) -> list:
+    """Every card of the round: the piles, the held cards and the layouts."""
+    cards = list(rnd.deck) + list(rnd.discard) + list(rnd.under) + list(rnd.held)
+    for player in rnd.players:
+        cards += [c for c in player.layout if c is not None]
+    return cards
 
 
 def _signature(rnd: Round) -> tuple:

@@ -318,19 +318,11 @@ class Judge:
 
     def refusal(self, move: Move) -> tuple[str, object] | None:
         """Why the move is refused (reason, deciding rule), or None when it is legal."""
+        before = self.before_rules(move)
+        if before is not None:
+            return (before[1], None)
         kind = move.kind
         ask = self.pending
-        if kind in self.program.anytime:
-            asked = True
-        elif ask is None:
-            return ("the round is over", None)
-        else:
-            asked = any((asker is None or asker is move.actor) and kind in kinds for asker, kinds in ask.clauses)
-        if not asked:
-            return (f"{move.actor.name} cannot {kind} now; the game waits for {self.describe_pending()}", None)
-        problem = self._slot_problem(move)
-        if problem:
-            return (problem, None)
         rule = self.program.legal[kind](self, self.context(move, ask))
         if rule is not None:
             self.decided.add(rule.name)
@@ -344,6 +336,25 @@ class Judge:
                 return (f"no rule allows it here (default {rule.name}, {rule.decl.loc})", rule)
             return (f"refused by rule {rule.name} ({rule.decl.loc})", rule)
         return None
+
+    def before_rules(self, move: Move) -> tuple[str, str] | None:
+        """(what, reason) when the move is refused before any rule is read: 'round' (the round is
+        over), 'ask' (the game waits for another decision) or 'slot' (it names a slot that does not
+        exist); None when the rules of its kind judge it."""
+        kind = move.kind
+        ask = self.pending
+        if kind not in self.program.anytime:
+            if ask is None:
+                return ("round", "the round is over")
+            if not any((asker is None or asker is move.actor) and kind in kinds for asker, kinds in ask.clauses):
+                return ("ask", f"{move.actor.name} cannot {kind} now; the game waits for {self.describe_pending()}")
+        problem = self._slot_problem(move)
+        return ("slot", problem) if problem else None
+
+    def deciding_rule(self, move: Move):
+        """The legality rule that decides this move here (None: no rule decides); the move must
+        name existing slots (before_rules)."""
+        return self.program.legal[move.kind](self, self.context(move, self.pending))
 
     def is_legal(self, move: Move) -> bool:
         return self.refusal(move) is None

@@ -2,13 +2,15 @@
 
 A record holds what is needed to play a game again without its agents: each
 round's deal (the draw pile before the deal, top first), every new draw pile a
-recycle made, the first player, and every move with what it revealed to whom and
-a digest of the table after it. Replaying under a changed spec reports the first
-move that became illegal or whose result changed.
+recycle made, the first player, and every move as a step of the trace schema
+(docs/trace.md: the move, the rule that allowed it, what it revealed to whom and a
+digest of the table after it). Replaying under a changed spec reports the first
+move that became illegal or whose result changed; with a trace, every step is
+shown as the rules now decide it. A game that broke an invariant or got stuck in
+play (simulate) is recorded up to its failing move, with the failure.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,33 +22,22 @@ from .game import new_round
 from .moves import Move, parse_move
 from .rules import Rules
 from .state import Rng
+from .tracing import StepRecorder, digest
 
-FORMAT = "baobei-game/1"
-
-
-def digest(rnd: Round) -> str:
-    """A short fingerprint of what a player at the table could observe after a move."""
-    parts = [
-        [[c.kind.name if c else "_" for c in p.layout] for p in rnd.players],
-        [c.kind.name for c in rnd.discard[-1:]], len(rnd.deck), len(rnd.under), len(rnd.held),
-        rnd.active.name, rnd.describe_pending(),
-        {k: _plain(v) for k, v in sorted(rnd.vars.items()) if k in ("bao", "shield", "recycles", "final_phase")},
-    ]
-    return hashlib.sha1(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:10]
+FORMAT = "baobei-game/2"
+# /1 recorded moves without their rule: it reads back the same
+FORMATS = ("baobei-game/1", FORMAT)
 
 
-def _plain(value):
-    return getattr(value, "name", value)
-
-
-def revealed(before: list[dict], rnd: Round) -> dict:
-    """Positions each player learned with the last move: {player: {"Ben.2": card}}."""
-    found = {}
-    for player, old, new in zip(rnd.players, before, rnd.known):
-        learned = {f"{rnd.players[o].name}.{n}": kind.name for (o, n), kind in new.items() if old.get((o, n)) != kind}
-        if learned:
-            found[player.name] = learned
-    return found
+def record_entry(step) -> dict:
+    """A step as a record keeps it (tracing.RECORD_FIELDS of the trace schema)."""
+    entry = {"move": step.move, "rule": step.rule}
+    if step.revealed:
+        entry["revealed"] = step.revealed
+    if step.shown:
+        entry["shown"] = step.shown
+    entry["after"] = step.after
+    return entry
 
 
 class Recorder:
@@ -55,7 +46,7 @@ class Recorder:
     def __init__(self, rules: Rules, seed: int, agents: list[str]):
         self.game = {"format": FORMAT, "seed": seed, "variant": rules.variant, "layers": rules.spec.layers,
                      "edition": rules.edition.name, "spec_version": rules.version, "agents": agents, "rounds": []}
-        self._before: list[dict] = []
+        self._steps: StepRecorder | None = None
         self._round: dict | None = None
 
     def on_round_start(self, rnd: Round) -> None:
@@ -63,17 +54,10 @@ class Recorder:
                        "totals": {p.name: p.vars["total"] for p in rnd.players}, "deck": list(rnd.initial_deck),
                        "moves": []}
         self.game["rounds"].append(self._round)
-        self._before = [dict(k) for k in rnd.known]
+        self._steps = StepRecorder(rnd)
 
     def on_move(self, rnd: Round, move: Move) -> None:
-        entry = {"move": str(move), "after": digest(rnd)}
-        learned = revealed(self._before, rnd)
-        if learned:
-            entry["revealed"] = learned
-        if rnd.shown:
-            entry["shown"] = [k.name for k in rnd.shown]
-        self._round["moves"].append(entry)
-        self._before = [dict(k) for k in rnd.known]
+        self._round["moves"] += [record_entry(step) for step in self._steps.flush()]
         if rnd.round_over:
             self._round["reshuffles"] = rnd.shuffled
             self._round["scores"] = {p.name: p.vars["score"] for p in rnd.players}
@@ -81,6 +65,15 @@ class Recorder:
     def finish(self, record) -> dict:
         self.game["totals"] = record.totals
         self.game["winner"] = record.winner
+        return self.game
+
+    def failed(self, rnd: Round | None, failure: dict) -> dict:
+        """The game up to its failing move (kept, with the draw piles its recycles made), and the failure."""
+        if self._steps is not None:
+            self._round["moves"] += [record_entry(step) for step in self._steps.flush()]
+        if rnd is not None and self._round is not None:
+            self._round["reshuffles"] = rnd.shuffled
+        self.game["failed"] = failure
         return self.game
 
 
@@ -115,14 +108,16 @@ def read_games(path: str | Path) -> list[dict]:
             game = json.loads(line)
         except json.JSONDecodeError as problem:
             raise ScenarioError(f"not a JSON line: {problem.msg}", Loc(str(path), number, problem.colno)) from None
-        if not isinstance(game, dict) or game.get("format") != FORMAT or not isinstance(game.get("rounds"), list):
+        if not isinstance(game, dict) or game.get("format") not in FORMATS or not isinstance(game.get("rounds"), list):
             raise ScenarioError(f"not a recorded game (format {FORMAT})", Loc(str(path), number, 1))
         games.append(game)
     return games
 
 
-def replay_game(rules: Rules, game: dict, number: int) -> tuple[int, Divergence | None]:
-    """Plays a recorded game again; the first move that is refused or ends differently."""
+def replay_game(rules: Rules, game: dict, number: int, on_step=None) -> tuple[int, Divergence | None]:
+    """Plays a recorded game again; the first move that is refused or ends differently. `on_step`
+    (round number, Step) sees every move as a step of the trace. A game recorded with its failure
+    (simulate) ends at its failing move: its last round need not be over."""
     moves = 0
     for index, recorded in enumerate(game["rounds"], start=1):
         try:
@@ -135,19 +130,29 @@ def replay_game(rules: Rules, game: dict, number: int) -> tuple[int, Divergence 
             raise ScenarioError(f"game {number}, round {index}: the record is incomplete ({problem})") from None
         except BaobeiError as problem:
             return moves, Divergence(number, index, 0, "the deal", problem.message)
+        steps = StepRecorder(rnd) if on_step is not None else None
         for step, entry in enumerate(recorded["moves"], start=1):
             text = entry["move"]
             actor, _, body = text.partition(": ")
             try:
-                rnd.apply(parse_move(actor, body, rnd.by_name))
+                try:
+                    rnd.apply(parse_move(actor, body, rnd.by_name))
+                finally:
+                    _shown(steps, on_step, index, step)
             except IllegalMove as refusal:
                 return moves, Divergence(number, index, step, text, f"now illegal: {refusal.reason}")
             except BaobeiError as problem:
                 return moves, Divergence(number, index, step, text, f"cannot be played: {problem.message}")
             moves += 1
-            if digest(rnd) != entry["after"]:
+            try:
+                after = digest(rnd)
+            except RuleRuntimeError as problem:     # stuck saying what the game waits for (a failed game's end)
+                return moves, Divergence(number, index, step, text, f"the rules cannot go on: {problem.message}")
+            if after != entry["after"]:
                 return moves, Divergence(number, index, step, text,
                                          f"its result changed; the game now waits for {rnd.describe_pending()}")
+        if game.get("failed") and index == len(game["rounds"]):
+            break          # the game stopped at its failing move
         if not rnd.round_over:
             return moves, Divergence(number, index, len(recorded["moves"]), "the end of the round",
                                      f"the round is not over; it waits for {rnd.describe_pending()}")
@@ -165,12 +170,23 @@ def replay_game(rules: Rules, game: dict, number: int) -> tuple[int, Divergence 
     return moves, None
 
 
-def replay_file(rules: Rules, path: str | Path) -> ReplayReport:
+def _shown(steps: StepRecorder | None, on_step, round_number: int, move_number: int) -> None:
+    """Hands the steps of one replayed move to the trace (numbered as the move in its round)."""
+    if steps is None:
+        return
+    for found in steps.flush():
+        found.number = move_number
+        on_step(round_number, found)
+
+
+def replay_file(rules: Rules, path: str | Path, on_step=None) -> ReplayReport:
+    """`on_step` (game number, round number, Step): every move replayed, as a step of the trace."""
     report = ReplayReport()
     for number, game in enumerate(read_games(path), start=1):
         report.games += 1
+        shown = None if on_step is None else (lambda round_number, step, game=number: on_step(game, round_number, step))
         try:
-            moves, divergence = replay_game(rules, game, number)
+            moves, divergence = replay_game(rules, game, number, shown)
         except RuleRuntimeError as problem:
             moves, divergence = 0, Divergence(number, 0, 0, "", f"the rules cannot go on: {problem.message}")
         report.moves += moves

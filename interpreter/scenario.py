@@ -7,24 +7,33 @@ hold gives a failed Result with the step, what was expected and what happened.
 """
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from baobei.dsl import ast
 from baobei.dsl.errors import BaobeiError, Loc, MoveError, RuleRuntimeError, ScenarioError
 from baobei.dsl.loader import Config
 from baobei.dsl.yamlfile import YamlDoc, read_yaml
 
 from .engine import IllegalMove, Round, same_move
+from .explain import Explainer, explain
+from .invariants import InvariantBroken, Watch, cards_on_table
 from .moves import Move, parse_move
 from .rules import Rules, load_rules
 from .table import EMPTY, round_from_table
+from .tracing import Step as TraceStep
+from .tracing import StepRecorder
 
 TABLE_KEYS = {"players", "layouts", "deck", "discard", "under_discard", "active", "totals", "bao", "shield",
-              "recycles", "seed", "reshuffle"}
-# Project additions to the contract: `expect_variants` / `then_variants` (checks per variant),
-# a step's `variants` (played only under these), the check `waiting` (who is asked for what).
-TOP_KEYS = TABLE_KEYS | {"title", "variants", "steps", "expect", "expect_variants"}
-STEP_KEYS = {"expect", "then", "variants", "then_variants"}
+              "recycles", "seed", "reshuffle", "first", "tiebreak"}
+# Project additions to the contract (docs/scenario-format.md): `expect_variants` / `then_variants`
+# (checks per variant), a step's `variants` (played only under these), the check `waiting` (who
+# is asked for what), a step's `refused_by` / `allowed_by` (the rule that must decide it),
+# `invariants` (checked after every step), the table's `first` (the round's first player) and
+# `tiebreak` (a tie-break round): the last three make a round of random play replayable.
+TOP_KEYS = TABLE_KEYS | {"title", "variants", "steps", "expect", "expect_variants", "invariants"}
+STEP_KEYS = {"expect", "then", "variants", "then_variants", "refused_by", "allowed_by"}
 CHECK_KEYS = {"layouts", "discard_top", "discard", "deck", "deck_size", "active", "shown", "known", "unknown",
               "bao", "shield", "recycles", "final_phase", "round_over", "scores", "totals", "next_first",
               "game_over", "winner", "tiebreak", "waiting"}
@@ -40,6 +49,17 @@ class Step:
     variants: list[str] | None
     loc: Loc
     then_variants: dict | None = None
+    refused_by: str | None = None       # the rule that must refuse the move (with expect: illegal)
+    allowed_by: str | None = None       # the rule that must allow it
+
+    @property
+    def decided_by(self) -> tuple[str, str] | None:
+        """(key, rule) when the step names the rule that must decide it."""
+        if self.refused_by is not None:
+            return ("refused_by", self.refused_by)
+        if self.allowed_by is not None:
+            return ("allowed_by", self.allowed_by)
+        return None
 
 
 @dataclass
@@ -52,6 +72,7 @@ class Scenario:
     expect: dict | None
     doc: YamlDoc
     expect_variants: dict | None = None
+    invariants: bool = False            # check the invariants of random play after every step
 
 
 @dataclass
@@ -106,8 +127,11 @@ def load_scenario(path: str | Path) -> Scenario:
         _check_checks(expect, doc, ("expect",), players)
     expect_variants = _per_variant(data.get("expect_variants"), doc, ("expect_variants",), players)
     title = data.get("title", Path(where).stem)
+    invariants = data.get("invariants", False)
+    if not isinstance(invariants, bool):
+        raise ScenarioError("'invariants' is true or false", doc.loc("invariants"))
     return Scenario(where, str(title), variants, {k: data[k] for k in TABLE_KEYS if k in data}, steps, expect, doc,
-                    expect_variants)
+                    expect_variants, invariants)
 
 
 def _per_variant(value, doc: YamlDoc, path: tuple, players: list[str]) -> dict | None:
@@ -154,8 +178,11 @@ def _check_table(data: dict, doc: YamlDoc, players: list[str]) -> None:
     bao = data.get("bao")
     if bao is not None and bao not in players:
         raise ScenarioError(f"'bao' is '{bao}', not one of the players", doc.loc("bao"))
-    if "shield" in data and not isinstance(data["shield"], bool):
-        raise ScenarioError("'shield' is true or false", doc.loc("shield"))
+    for key in ("shield", "tiebreak"):
+        if key in data and not isinstance(data[key], bool):
+            raise ScenarioError(f"'{key}' is true or false", doc.loc(key))
+    if "first" in data and data["first"] not in players:
+        raise ScenarioError(f"'first' is '{data['first']}', not one of the players", doc.loc("first"))
     for key in ("recycles", "seed"):
         if key in data and data[key] is not None and (not isinstance(data[key], int) or isinstance(data[key], bool)
                                                       or data[key] < 0):
@@ -190,7 +217,7 @@ def _steps(value, doc: YamlDoc, players: list[str]) -> list[Step]:
         movers = [k for k in item if k not in STEP_KEYS]
         if len(movers) != 1:
             raise ScenarioError("a step names exactly one player and a move, e.g. '- Ana: draw'", loc,
-                                notes=("step keys besides the player: expect, then, variants",))
+                                notes=("step keys besides the player: " + ", ".join(sorted(STEP_KEYS)),))
         actor = movers[0]
         if not isinstance(actor, str):
             raise ScenarioError(f"'{actor}' is not a player name", loc)
@@ -208,8 +235,32 @@ def _steps(value, doc: YamlDoc, players: list[str]) -> list[Step]:
             if not isinstance(variants, list) or not all(isinstance(v, str) for v in variants):
                 raise ScenarioError("a step's 'variants' is a list of variants", doc.loc("steps", index, "variants"))
         then_variants = _per_variant(item.get("then_variants"), doc, ("steps", index, "then_variants"), players)
-        steps.append(Step(index + 1, actor, move, expect == "illegal", then, variants, loc, then_variants))
+        refused_by, allowed_by = _deciding_rule_keys(item, doc, index)
+        steps.append(Step(index + 1, actor, move, expect == "illegal", then, variants, loc, then_variants,
+                          refused_by, allowed_by))
     return steps
+
+
+def _deciding_rule_keys(item: dict, doc: YamlDoc, index: int) -> tuple[str | None, str | None]:
+    """A step's refused_by (with expect: illegal) or allowed_by: the name of a rule."""
+    found = {}
+    for key in ("refused_by", "allowed_by"):
+        if key in item:
+            if not isinstance(item[key], str) or not item[key]:
+                raise ScenarioError(f"'{key}' names a rule, e.g. {key}: pluck.on_own_draw",
+                                    doc.loc("steps", index, key))
+            found[key] = item[key]
+    illegal = item.get("expect") == "illegal"
+    if "refused_by" in found and "allowed_by" in found:
+        raise ScenarioError("a step is refused_by a rule or allowed_by one, not both", doc.loc("steps", index,
+                                                                                            "allowed_by"))
+    if "refused_by" in found and not illegal:
+        raise ScenarioError("'refused_by' goes with 'expect: illegal': the step must be refused, by this rule",
+                            doc.loc("steps", index, "refused_by"))
+    if "allowed_by" in found and illegal:
+        raise ScenarioError("a step with 'expect: illegal' cannot be 'allowed_by' a rule; use refused_by",
+                            doc.loc("steps", index, "allowed_by"))
+    return found.get("refused_by"), found.get("allowed_by")
 
 
 def _check_checks(checks, doc: YamlDoc, path: tuple, players: list[str]) -> None:
@@ -313,31 +364,67 @@ def _validate_check_cards(checks: dict, path: tuple, check) -> None:
             check(str(name), *path, "known", player, slot)
 
 
-def run_scenario(scenario: Scenario, rules: Rules) -> Result:
+def _validate_rules(scenario: Scenario, rules: Rules) -> None:
+    """The rule a step's refused_by or allowed_by names must be a legality rule of the variant that
+    decides the step's kind of move, with that verdict: a typo is an error, not a failed step."""
+    for step in scenario.steps:
+        if step.decided_by is None or step.variants is not None and rules.variant not in step.variants:
+            continue
+        key, name = step.decided_by
+        loc = scenario.doc.loc("steps", step.index - 1, key)
+        kind = step.move.split()[0] if step.move.split() else ""
+        rule = rules.spec.rules.get(name)
+        judging = [r.name for r in rules.spec.legality_rules(kind) if r.body.allow == (key == "allowed_by")]
+        if rule is None:
+            close = difflib.get_close_matches(name, judging or list(rules.spec.rules), n=1)
+            raise ScenarioError(f"unknown rule '{name}' (variant {rules.variant})", loc,
+                                notes=(f"did you mean '{close[0]}'?",) if close else ())
+        verdict = rule.body.allow if isinstance(rule.body, ast.Verdict) else None
+        if verdict is None or kind not in rule.body.moves:
+            decides = f"whether {', '.join(rule.body.moves)} is legal" if verdict is not None else "no move"
+            raise ScenarioError(f"rule '{name}' decides {decides}, not this step's '{kind}'", loc,
+                                notes=(f"rules that {'allow' if key == 'allowed_by' else 'refuse'} {kind}: "
+                                       f"{', '.join(judging) or 'none'}",))
+        if verdict != (key == "allowed_by"):
+            raise ScenarioError(f"rule '{name}' {'allows' if verdict else 'refuses'} {kind}: {key} names a rule "
+                                f"that {'allows' if key == 'allowed_by' else 'refuses'} it", loc)
+
+
+def run_scenario(scenario: Scenario, rules: Rules, trace=None, until: int | None = None) -> Result:
+    """Plays the scenario under one variant. `trace`: a callable that gets every step as it is
+    played (tracing.Step; step 0 is the table before the first); `until`: stop after the step of
+    this number (0: before the first), leaving out the final checks."""
     _validate_cards(scenario, rules)
+    _validate_rules(scenario, rules)
     rnd = round_from_table(rules, scenario.table, start=False)
     rnd.strict = True
+    runner = _Runner(rnd, rules, scenario, trace)
     try:
         rnd.start(["turns"])
     except RuleRuntimeError as error:
         return Result(scenario, rules.variant, False, f"before the first step: {error.message}", None, rnd)
+    runner.started()
     step_rules: dict[int, list[str]] = {}
     for step in scenario.steps:
+        if until is not None and step.index > until:
+            return Result(scenario, rules.variant, True, "", None, rnd, step_rules)
         if step.variants is not None and rules.variant not in step.variants:
             continue
         label = f"step {step.index} ({step.actor}: {step.move})"
         logged = len(rnd.decided_log)
         try:
-            failure = _play_step(rnd, step)
+            failure = runner.play(step)
             step_rules[step.index] = list(dict.fromkeys(rnd.decided_log[logged:]))
+            if failure is None:
+                runner.check_invariants()
             if failure is None and step.then:
                 failure = compare(rnd, step.then, rules)
             if failure is None and step.then_variants and rules.variant in step.then_variants:
                 failure = compare(rnd, step.then_variants[rules.variant], rules)
+        except InvariantBroken as error:
+            failure = f"an invariant broke: {error.message}"
         except RuleRuntimeError as error:
             failure = f"the rules cannot go on: {error.message}"
-        except ScenarioError:
-            raise
         if failure:
             return Result(scenario, rules.variant, False, f"{label}: {failure}", step.index, rnd, step_rules)
     for checks in (scenario.expect, (scenario.expect_variants or {}).get(rules.variant)):
@@ -347,33 +434,139 @@ def run_scenario(scenario: Scenario, rules: Rules) -> Result:
     return Result(scenario, rules.variant, True, "", None, rnd, step_rules)
 
 
-def _play_step(rnd: Round, step: Step) -> str | None:
-    try:
-        move = parse_move(step.actor, step.move, rnd.by_name)
-    except MoveError as error:
-        return None if step.illegal else f"refused: {error.message}"
-    if step.illegal:
+class _Runner:
+    """Plays a scenario's steps on one round: judges each as the contract says, checks the rule a
+    step names, the invariants when the file asks for them, and hands each step to the trace."""
+
+    def __init__(self, rnd: Round, rules: Rules, scenario: Scenario, trace):
+        self.rnd = rnd
+        self.rules = rules
+        self.trace = trace
+        self.steps = StepRecorder(rnd) if trace is not None else None
+        self.invariants = Watch(rnd, rules, len(cards_on_table(rnd))) if scenario.invariants else None
+        self._explainer = None
+
+    def started(self) -> None:
+        if self.trace is not None:
+            start = TraceStep(0, None)
+            self.steps.note_waiting(start)
+            self.trace(start)
+
+    def check_invariants(self) -> None:
+        """What simulate --check checks after a move, after the step (a file that asks for it):
+        raises InvariantBroken."""
+        rnd = self.rnd
+        if self.invariants is not None and rnd.history:
+            self.invariants.after(rnd, rnd.history[-1])
+            self.invariants.round_trip(rnd, f"after '{rnd.history[-1]}'")
+
+    def play(self, step: Step) -> str | None:
+        """Plays one step; what went wrong, or None."""
+        rnd = self.rnd
+        try:
+            move = parse_move(step.actor, step.move, rnd.by_name)
+        except MoveError as error:
+            self._unreadable(step, error)
+            if step.illegal and step.refused_by is None:
+                return None
+            if step.illegal:
+                return f"expected the move to be refused by {step.refused_by}, but it cannot be read: {error.message}"
+            return f"refused: {error.message}"
+        try:
+            return self._refused(step, move) if step.illegal else self._played(step, move)
+        finally:
+            self._hand_on(step)
+
+    def _played(self, step: Step, move: Move) -> str | None:
+        rnd = self.rnd
+        try:
+            _close_pluck_window(rnd, move)
+            if step.allowed_by is not None and rnd.before_rules(move) is None:
+                rule = rnd.deciding_rule(move)
+                if rule is not None and rule.allow and rule.name != step.allowed_by:   # checked before it plays
+                    return f"expected the move to be allowed by {step.allowed_by}, but: {self._why(move, step)}"
+            rnd.apply(move)
+        except IllegalMove:
+            return self._why(move, step)
+        except RuleRuntimeError as error:
+            if "reshuffle" in error.message:
+                raise ScenarioError(error.message, step.loc) from None
+            raise
+        return None
+
+    def _refused(self, step: Step, move: Move) -> str | None:
+        """A step that must be refused is judged on a copy of the round, so that nothing changes."""
+        rnd = self.rnd
         probe = rnd.clone()
+        steps = StepRecorder(probe) if self.trace is not None else None
         move_in_probe = same_move(probe, move)
+        rule = None
         try:
             _close_pluck_window(probe, move_in_probe)
             probe.apply(move_in_probe)
-        except IllegalMove:
-            return None
+            accepted = True
+        except IllegalMove as refusal:
+            accepted, rule = False, refusal.rule
         finally:
             rnd.decided |= probe.decided   # the rule that refused it counts as exercised
             rnd.decided_log += probe.decided_log[len(rnd.decided_log):]
-        return "expected the move to be refused, but it was accepted"
-    try:
-        _close_pluck_window(rnd, move)
-        rnd.apply(move)
-    except IllegalMove as refusal:
-        return f"refused: {refusal.reason}"
-    except RuleRuntimeError as error:
-        if "reshuffle" in error.message:
-            raise ScenarioError(error.message, step.loc) from None
-        raise
-    return None
+            if steps is not None:
+                self._hand_on_probe(step, steps.flush())
+        if accepted:
+            return f"expected the move to be refused, but it was accepted: {self._why(move, step)}"
+        if step.refused_by is not None and (rule is None or rule.name != step.refused_by):
+            return f"expected the move to be refused by {step.refused_by}, but: {self._why(move, step)}"
+        return None
+
+    def _why(self, move: Move, step: Step) -> str:
+        """The short explanation of the move as the step judged it, naming what the rule the step
+        names made of it."""
+        if self._explainer is None:
+            self._explainer = Explainer(self.rules.spec)
+        named = step.decided_by[1] if step.decided_by else None
+        return self._explainer.short(explain_as_a_step(self.rnd, move), named)
+
+    # -- the trace -------------------------------------------------------------------------------
+    def _hand_on(self, step: Step) -> None:
+        if self.steps is None:
+            return
+        found = self.steps.flush()
+        for number, played in enumerate(found):
+            played.number = step.index
+            played.implicit = number < len(found) - 1      # a pass the step played first
+            self.trace(played)
+
+    def _hand_on_probe(self, step: Step, found: list) -> None:
+        """A refused step as the trace shows it: judged after the pass a step plays first, with
+        the round as it was (nothing changed)."""
+        if not found:
+            return
+        judged = found[-1]
+        if not judged.legal:
+            judged.judged_after = found[0].move if len(found) > 1 else None
+            self.steps.note_waiting(judged)
+            found = [judged]
+        for number, played in enumerate(found):
+            played.number = step.index
+            played.implicit = number < len(found) - 1
+            self.trace(played)
+
+    def _unreadable(self, step: Step, error: MoveError) -> None:
+        if self.trace is not None:
+            found = TraceStep(step.index, f"{step.actor}: {step.move}", False, decided_by="notation",
+                              reason=error.message)
+            self.steps.note_waiting(found)
+            self.trace(found)
+
+
+def explain_as_a_step(rnd: Round, move: Move):
+    """Why the move is legal or refused as a step would judge it (explain.py): on a copy of the
+    round, after the pass that closes an open pluck window."""
+    copy = rnd.clone()
+    copied = same_move(copy, move)
+    played = len(copy.history)
+    _close_pluck_window(copy, copied)
+    return explain(copy, copied, str(copy.history[-1]) if len(copy.history) > played else None)
 
 
 # The one decision a step closes by itself (the contract): a pluck window, which any step

@@ -6,7 +6,11 @@ import gc
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
+from baobei.dsl.errors import RuleRuntimeError
+
+from .failures import Failure, SimulationFailed, failure_of, write_scenario
 from .game import GameRecord, play_game
 from .invariants import Watch
 from .progress import Progress
@@ -135,14 +139,20 @@ class BatchOutcome:
     stats: Stats
     lines: list[str] = field(default_factory=list)
     games: list[GameRecord] = field(default_factory=list)
+    failure: Failure | None = None      # the game that broke an invariant or got stuck (the batch stops there)
 
 
 def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str], *, check: bool = False,
-             progress: bool = False, on_game=None, record=None, workers: int = 1, ray: str | None = None) -> Stats:
+             progress: bool = False, on_game=None, record=None, workers: int = 1, ray: str | None = None,
+             failures: str | Path | None = None) -> Stats:
     """`record`: a writable text file that gets each game as one JSON line. `workers`: processes
     that play batches of games side by side (`ray`: a Ray cluster's address instead); the
     figures are the same for any number of them, since every game's seed is game_seed(seed,
-    its index) and the batches' counts are added in batch order."""
+    its index) and the batches' counts are added in batch order.
+
+    A game that breaks an invariant (`check`) or gets stuck (no rule decides) stops the run with
+    SimulationFailed, after `record` got the games before it and the failing one up to its
+    failing move; with `failures` (a folder) the failing round is written there as a scenario."""
     stats = Stats(rules.variant, players, seed, list(agents))
     started = time.perf_counter()
     remember(rules)
@@ -158,6 +168,11 @@ def simulate(rules: Rules, players: int, games: int, seed: int, agents: list[str
         for played in outcome.games:
             on_game(played)
         shown.update(stats.games)
+        if outcome.failure is not None:
+            shown.close()
+            if failures is not None and outcome.failure.scenario is not None:
+                write_scenario(outcome.failure, failures)
+            raise SimulationFailed(outcome.failure)
     shown.close()
     stats.seconds = time.perf_counter() - started
     return stats
@@ -180,24 +195,55 @@ def _play_batch(job: SimulationBatch) -> BatchOutcome:
     outcome = BatchOutcome(Stats(rules.variant, job.players, job.seed, agents))
     stats = outcome.stats
     for index in range(job.start, job.stop):
-        hooks = [_checking(rules, stats)] if job.check else []
-        on_round_start = None
-        if job.record:
-            recorder = Recorder(rules, game_seed(job.seed, index), agents)
-            hooks.append(recorder.on_move)
-            on_round_start = recorder.on_round_start
-
-        def on_move(rnd, move, _hooks=tuple(hooks)):
-            for hook in _hooks:
-                hook(rnd, move)
-        played = play_game(rules, job.players, game_seed(job.seed, index), agents,
-                           on_move=on_move if hooks else None, on_round_start=on_round_start, trusted=not job.check)
+        game = _GameHooks(job, rules, stats, index)
+        try:
+            played = play_game(rules, job.players, game.seed, agents, on_move=game.on_move if game.hooks else None,
+                               on_round_start=game.on_round_start, trusted=not job.check)
+        except RuleRuntimeError as error:        # an invariant broke, or the rules got stuck: replayable
+            outcome.failure = failure_of(error, game.round, seed=job.seed, game=index + 1, game_seed=game.seed,
+                                         rounds=game.rounds, variant=rules.variant, checked=job.check,
+                                         between=game.between_rounds())
+            if game.recorder is not None:
+                line = game.recorder.failed(game.round, outcome.failure.as_json())
+                outcome.lines.append(json.dumps(line, separators=(",", ":")) + "\n")
+            break
         _count(stats, played)
-        if job.record:
-            outcome.lines.append(json.dumps(recorder.finish(played), separators=(",", ":")) + "\n")
+        if game.recorder is not None:
+            outcome.lines.append(json.dumps(game.recorder.finish(played), separators=(",", ":")) + "\n")
         if job.keep_games:
             outcome.games.append(played)
     return outcome
+
+
+class _GameHooks:
+    """What one game is played with: the recorder (first, so that a failing move is recorded),
+    the invariant checks, and the round in play, which a failure is replayed from."""
+
+    def __init__(self, job: SimulationBatch, rules: Rules, stats: Stats, index: int):
+        self.seed = game_seed(job.seed, index)
+        self.recorder = Recorder(rules, self.seed, list(job.agents)) if job.record else None
+        self.hooks = ([self.recorder.on_move] if self.recorder is not None else []) + \
+            ([_checking(rules, stats)] if job.check else [])
+        self.round = None
+        self.rounds = 0
+        self.checked = 0            # moves of the round that passed every hook
+
+    def on_round_start(self, rnd) -> None:
+        self.round = rnd
+        self.rounds += 1
+        self.checked = 0
+        if self.recorder is not None:
+            self.recorder.on_round_start(rnd)
+
+    def on_move(self, rnd, move) -> None:
+        for hook in self.hooks:
+            hook(rnd, move)
+        self.checked = len(rnd.history)
+
+    def between_rounds(self) -> bool:
+        """Whether a failure came after the round in play was over and its last move checked."""
+        rnd = self.round
+        return rnd is not None and rnd.round_over and (not self.hooks or self.checked == len(rnd.history))
 
 
 def _checking(rules: Rules, stats: Stats):

@@ -1,7 +1,10 @@
 """A round at the start of a turn, as a scenario table, and back.
 
 The keys are the contract's (players, layouts, deck, discard, under_discard,
-active, totals, bao, shield, recycles, seed).
+active, totals, bao, shield, recycles, seed), and two of the project's: `first`, the
+round's first player (turn order starts there; default: the first of players), and
+`tiebreak`, a tie-break round (default false): a round of random play needs them to be
+played again from its table.
 """
 from __future__ import annotations
 
@@ -21,7 +24,8 @@ def round_from_table(rules: Rules, table: dict, *, start: bool = True) -> Round:
     edition = rules.edition
     rnd = Round(rules.program, players, Rng(int(table.get("seed", 0) or 0)),
                 threshold=edition.threshold.get(count, 0), edition_deal=edition.deal.get(count, 0),
-                first=0, totals=table.get("totals") or {})
+                first=players.index(table["first"]) if table.get("first") else 0,
+                tiebreak=bool(table.get("tiebreak", False)), totals=table.get("totals") or {})
     layouts = table.get("layouts") or {}
     for player in rnd.players:
         player.set_layout([None if name == EMPTY else rnd.new_card(name) for name in layouts.get(player.name, [])])
@@ -58,10 +62,14 @@ def table_from_round(rnd: Round) -> dict:
         "recycles": rnd.vars["recycles"],
         "seed": rnd.rng.seed,
     }
+    if rnd.first is not rnd.players[0]:
+        table["first"] = rnd.first.name
+    if rnd.tiebreak:
+        table["tiebreak"] = True
     return table
 
 
 def same_table(a: dict, b: dict) -> bool:
     keys = ("players", "layouts", "deck", "discard", "under_discard", "active", "totals", "bao", "shield",
-            "recycles")
+            "recycles", "first", "tiebreak")
     return all(a.get(k) == b.get(k) for k in keys)

@@ -23,8 +23,8 @@ class Judged:
 
 @dataclass(frozen=True)
 class Played:
-    """A move was played (after its judgement, if it was judged: a move from the legal moves of
-    the decision is not judged again)."""
+    """A move was played, after its judgement (a move from the legal moves of the decision is not
+    judged again: with a sink, its Judged names the rule that allows it)."""
 
     move: str
 
@@ -72,7 +72,19 @@ class Fired:
 
 
 @dataclass(frozen=True)
+class PowerBegins:
+    """A fired power is played now, by its user (the powers of a resolution, one after another)."""
+
+    power: str
+    card: str
+    user: str
+    rule: str          # the rule that fired it
+
+
+@dataclass(frozen=True)
 class Waiting:
-    """The decision the game now waits for: who (a name, or anyone) may play which kinds."""
+    """The decision the game now waits for: who (a name, or anyone) may play which kinds, asked
+    where (the ask statement: 'procedure turn (spec/core/round.bao:98:3)')."""
 
     clauses: tuple[tuple[str, tuple[str, ...]], ...]
+    site: str = ""

@@ -1,6 +1,8 @@
 """Each error family, with its message and location (see docs/errors.md)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from baobei.checker.check import check
@@ -63,9 +65,10 @@ def test_E500_a_gap_met_in_play(spec_copy, capsys):
     end = text.index("# ---- added cards")
     path.write_text(text[:start] + text[end:], encoding="utf-8")
     code = main(["simulate", "--spec", str(spec_copy), "--variant", "de", "--players", "3", "--games", "40",
-                 "--seed", "1"])
+                 "--seed", "1", "--failures", str(spec_copy.parent)])
     err = capsys.readouterr().err
     assert code == 2 and "error[E500]" in err and "no rule decides 'limited'" in err
+    assert re.search(r"game \d+ \(seed \d+\), round \d+, move \d+ '", err)     # where it was met
 
 
 def test_E510_an_invariant_broken_in_play(spec_copy, capsys):
@@ -73,7 +76,7 @@ def test_E510_an_invariant_broken_in_play(spec_copy, capsys):
                                          '  assumed "broken on purpose"\n'
                                          '  holds all p in players: cards(p) != 5\n', encoding="utf-8")
     code = main(["simulate", "--spec", str(spec_copy), "--variant", "house", "--players", "2", "--games", "3",
-                 "--seed", "1", "--check", "--config", str(_config_for(spec_copy))])
+                 "--seed", "1", "--check", "--config", str(_config_for(spec_copy)), "--failures", str(spec_copy.parent)])
     out = capsys.readouterr().out
     # a broken invariant is a finding of --check (exit 1), reported with its code and location
     assert code == 1 and "error[E510]" in out and "invariant house.nobody_holds_five_cards" in out
