@@ -42,11 +42,11 @@ class Round(State, Judge):
                 player.v_total = totals[player.name]
         self.pending: Ask | None = None
         self.root = None                                  # the running procedures (a generator)
-        self.strict = False                               # check every rule for conflicts
+        self.strict = False                               # check every rule for conflicts, log what decided
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
         self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
-        self.decided: set[str] = set()                    # rules that decided a judged move or fired a power
+        self.decided: set[str] = set()                    # rules that decided a judged move or (strict) a trigger
         self.decided_log: list[str] = []                  # the same, in the order they decided
         self.initial_deck: list[str] = []                 # the draw pile before the deal (top first)
         self.rebuild = None                               # makes this round again, not started (for clone)
@@ -123,7 +123,8 @@ class Round(State, Judge):
                                          refused[0] if refused is not None else None))
             if refused is not None:
                 raise IllegalMove(*refused)
-        self.shown = []
+        if self.shown:
+            self.shown = []
         self.history.append(move)
         if self.trace is not None:
             self.trace(events.Played(format_move(move)))
@@ -137,13 +138,10 @@ class Round(State, Judge):
     def _deciding_rule(self, move: Move):
         return self.program.legal[move.kind](self, self.context(move, self.pending))
 
-    def begin_action(self) -> None:
-        """A move made outside any action and power begins a complete action (its handler, the
-        moves it asks for, ...): end_action closes it."""
-        self.in_action = 1
-        self.changes = []
-
     def end_action(self) -> None:
+        """A complete action (a move's handler with the moves it asks for, or a power) ends. (A
+        move made outside any action and power begins one: the generated code sets in_action and a
+        new list of changes, and ends it as here.)"""
         self.in_action = 0
         self.program.action_end(self, EMPTY_CTX)
         self.changes = []
@@ -152,29 +150,35 @@ class Round(State, Judge):
         self.program.recycle(self, EMPTY_CTX)
 
     # -- powers ------------------------------------------------------------------------------------
-    def resolve_powers(self, C: Ctx):
-        """Evaluate every trigger; play the powers that fired in rank order, each by its user, each
-        a complete action."""
+    def fired_powers(self, C: Ctx) -> list:
+        """`resolve powers`, first half: evaluate every trigger; the powers that fire, in rank order
+        ([] when none does). The trigger rules that decide are logged in strict mode (scenarios)."""
         fired = []
-        self.last_fired = []
+        self.last_fired = resolution = []          # a new list per resolution (metrics.py tells them apart)
+        strict = self.strict
         for role, fire in self.program.fires:
             result = fire(self, C)
             if result is None:
                 continue
             card, user, rank, rule = result
-            self.decided.add(rule.name)
-            self.decided_log.append(rule.name)
+            if strict:
+                self.decided.add(rule.name)
+                self.decided_log.append(rule.name)
             if card is not None and card.power is not None and user is not None:
                 fired.append(result)
-                self.last_fired.append((role, rule.name, rank))
-        if not fired:
-            return
-        fired.sort(key=lambda item: item[2])
-        for before, after in zip(fired, fired[1:]):
-            if before[2] == after[2]:
-                raise RuleRuntimeError(
-                    f"powers of {before[0].name} ({before[3].name}) and {after[0].name} ({after[3].name}) fire "
-                    f"with the same rank {before[2]}: no rule decides which comes first")
+                resolution.append((role, rule.name, rank))
+        if len(fired) > 1:
+            fired.sort(key=lambda item: item[2])
+            for before, after in zip(fired, fired[1:]):
+                if before[2] == after[2]:
+                    raise RuleRuntimeError(
+                        f"powers of {before[0].name} ({before[3].name}) and {after[0].name} ({after[3].name}) fire "
+                        f"with the same rank {before[2]}: no rule decides which comes first")
+        return fired
+
+    def play_powers(self, fired: list):
+        """`resolve powers`, second half: play the fired powers in order, each by its user, each a
+        complete action."""
         if self.trace is not None:
             roles = {rule: role for role, rule, _ in self.last_fired}
             self.trace(events.Fired(tuple((roles[rule.name], rule.name, card.name, user.name, rank)

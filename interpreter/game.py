@@ -112,10 +112,8 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
 
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
-    if any(asker is None for asker, _ in ask.clauses):
-        asked = rnd.players
-    else:
-        asked = [p for p in rnd.players if any(asker is p for asker, _ in ask.clauses)]
+    askers = [asker for asker, _ in ask.clauses]
+    asked = rnd.players if None in askers else [p for p in rnd.players if p in askers]
     return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 

@@ -92,8 +92,8 @@ class ModuleWriter:
                '"""',
                "from baobei.dsl.errors import RuleRuntimeError",
                "from baobei.interpreter.legality import Ask, Site, allows, fires",
-               "from baobei.interpreter.state import CardKind, own_and_new, slot_card, slot_empty, slot_new, "
-               "with_placeholder",
+               "from baobei.interpreter.state import EMPTY_CTX, CardKind, own_and_new, slot_card, slot_empty, "
+               "slot_new, with_placeholder",
                "",
                f"KEY = {self.key!r}",
                ""]
@@ -303,20 +303,21 @@ class ModuleWriter:
         if not handled:
             return lines
         actions = where.startswith("procedure ")
-        if actions:
+        if actions:   # a complete action begins here; it ends as the engine's end_action ends one
             lines.append(f"begins = S.in_action == 0 and C.power is None and move.kind in {tuple(handled)!r}")
-            lines += ["if begins:", "    S.begin_action()"]
+            lines += ["if begins:", "    S.in_action = 1", "    S.changes = []"]
         for number, kind in enumerate(handled):
             test = "if" if number == 0 else "elif"
             call = f"on_{kind}(S, move)"
             lines += [f"{test} move.kind == {kind!r}:",
                       f"    {'yield from ' if ('on', kind) in self.asking else ''}{call}"]
         if actions:
-            lines += ["if begins:", "    S.end_action()"]
+            lines += ["if begins:", "    S.in_action = 0", "    proc_action_end(S, EMPTY_CTX)", "    S.changes = []"]
         return lines
 
     def s_ResolvePowers(self, stmt, env, where, power):
-        return [f"yield from S.resolve_powers(C)  # resolve powers ({stmt.loc})"]
+        return [f"fired = S.fired_powers(C)  # resolve powers ({stmt.loc})", "if fired:",
+                "    yield from S.play_powers(fired)"]
 
     def s_If(self, stmt: ast.If, env: Env, where: str, power):
         return self._chain(list(stmt.branches), stmt.otherwise, env, where, power)

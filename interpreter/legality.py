@@ -46,7 +46,7 @@ class Form:
     how costly finding them is (cost: 0 no argument, 1 a few candidates listed at once, 2 many:
     every slot of the table, or pairs)."""
 
-    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "cost")
+    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "cost", "chooses", "spread")
 
     def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...]):
         self.kind = kind
@@ -59,6 +59,8 @@ class Form:
             self.cost = 0
         else:
             self.cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
+        self.chooses = bool(sources) and sources[0] == "players"    # its argument is the chosen player
+        self.spread = arity == 1 and sources[0].endswith("all")     # one slot anywhere on the table
 
 
 class Site:
@@ -93,6 +95,7 @@ class Ask:
         self.clauses = clauses          # ((Player or None, (kind, ...)), ...)
         self.C = C                      # the context of the asking procedure (user, power, ...)
         self._legal: dict = {}          # (player, form) -> whether it has a legal move of that form
+                                        # (forms with arguments; a form without is judged each time)
         self._args: dict = {}           # (player, form) -> every legal argument tuple (when listed)
         self._domains = None            # (player, source) -> candidates, for rejection sampling
         self._entries = None            # every slot with its card
@@ -133,13 +136,12 @@ class Ask:
     # -- is it legal? ------------------------------------------------------------------------------
     def legal_form(self, actor, form: Form) -> bool:
         """Whether this player has a legal move of this form."""
+        if form.cost == 0:      # one candidate: judging it is as cheap as looking it up
+            return form.judge(self.round, self.C, actor)
         key = (actor, form)
         found = self._legal.get(key)
         if found is None:
-            cost = form.cost
-            if cost == 0:
-                found = form.judge(self.round, self.C, actor)
-            elif cost == 1:   # few candidates: list them at once
+            if form.cost == 1:   # few candidates: list them at once
                 found = bool(self.args_of(actor, form))
             else:
                 found = form.exists(self.round, self.C, actor, self)
@@ -158,8 +160,9 @@ class Ask:
         asker = clauses[0][0]
         legal = self.legal_form
         if asker is not None and len(clauses) == 1:     # one player asked: the site's kinds are its
+            S, C = self.round, self.C
             for form in self.site.checks:
-                if legal(asker, form):
+                if form.judge(S, C, asker) if form.cost == 0 else legal(asker, form):
                     return True
             return False
         players = self.round.players
@@ -209,8 +212,7 @@ class Ask:
         return self._entries
 
     def domain(self, actor, source: str) -> list:
-        """The candidates for one argument among one's own slots or the players, as J takes them:
-        (slot, card) pairs, or players."""
+        """The candidates for one argument, as J takes them: (slot, card) pairs, or players."""
         if self._domains is None:
             self._domains = {}
         key = (actor, source)
@@ -221,6 +223,8 @@ class Ask:
                 found = self.round.players
             elif plain == "own":
                 found = list(zip(actor.places, actor.layout))
+            elif plain == "all":
+                found = self.slot_entries()
             else:
                 found = own_and_new(actor)
             if source != plain:
@@ -235,6 +239,7 @@ class Ask:
         by rejection sampling over its candidates, or from the list of them when they are few (or
         after TRIES refusals). `kinds` is used up."""
         forms_of, known, uniform = self.site.forms, self._legal, rng.random.random
+        S, C = self.round, self.C
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
             forms = forms_of[kind]
@@ -242,70 +247,65 @@ class Ask:
                 forms = list(forms)
             while forms:
                 form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
-                legal = known.get((actor, form))
-                if legal is None:
-                    legal = self.legal_form(actor, form)
-                if legal:
-                    if form.cost == 0:
+                if form.cost == 0:
+                    if form.judge(S, C, actor):
                         return Move(actor, kind)
-                    listed = self._args.get((actor, form))
-                    if listed is None and form.cost == 2:
-                        move = self._by_rejection(actor, form, uniform)
-                        if move is not None:
-                            return move
-                    if listed is None:
-                        listed = self.args_of(actor, form)
-                    args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
-                    if form.sources[0] == "players":
-                        return Move(actor, kind, (), args[0])
-                    return Move(actor, kind, args)
+                else:
+                    legal = known.get((actor, form))
+                    if legal is None:
+                        legal = self.legal_form(actor, form)
+                    if legal:
+                        listed = self._args.get((actor, form))
+                        if listed is None and form.cost == 2:
+                            args = self._by_rejection(actor, form, uniform)
+                            if args is not None:
+                                return Move(actor, kind, args)
+                        if listed is None:
+                            listed = self.args_of(actor, form)
+                        args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
+                        if form.chooses:
+                            return Move(actor, kind, (), args[0])
+                        return Move(actor, kind, args)
                 if len(forms) == 1:
                     break
                 forms.remove(form)
             kinds.remove(kind)
         return None
 
-    def _by_rejection(self, actor, form: Form, uniform) -> Move | None:
-        """A legal move of the form drawn uniformly among its candidates, tried TRIES times (None
-        when the candidates are few enough to list, or no try was legal)."""
+    def _by_rejection(self, actor, form: Form, uniform) -> tuple | None:
+        """The arguments of a legal move of the form drawn uniformly among its candidates, tried
+        TRIES times (None when the candidates are few enough to list, or no try was legal)."""
         S, C, judge = self.round, self.C, form.judge
-        if form.arity == 1:
-            pick, n = self._picker(actor, form.sources[0])
-            if n > SMALL:
-                for _ in range(TRIES):
-                    entry = pick(uniform)
-                    if judge(S, C, actor, entry):
-                        return Move(actor, form.kind, (entry[0],))
+        if form.spread:     # one slot anywhere: drawn from the layouts without listing them
+            blank = form.sources[0].startswith("_")
+            players = S.players
+            total = blank
+            for player in players:
+                total += len(player.layout)
+            if total <= SMALL:
+                return None
+            for _ in range(TRIES):
+                index = int(uniform() * total) - blank
+                if index < 0:
+                    entry = (None, None)
+                else:
+                    for player in players:
+                        layout = player.layout
+                        if index < len(layout):
+                            entry = (player.places[index], layout[index])
+                            break
+                        index -= len(layout)
+                if judge(S, C, actor, entry):
+                    return (entry[0],)
             return None
-        (first, n), (second, m) = self._picker(actor, form.sources[0]), self._picker(actor, form.sources[1])
+        first, second = self.domain(actor, form.sources[0]), self.domain(actor, form.sources[1])
+        n, m = len(first), len(second)
         if n * m > SMALL:
             for _ in range(TRIES):
-                a, b = first(uniform), second(uniform)
+                a, b = first[int(uniform() * n)], second[int(uniform() * m)]
                 if a[0] is not b[0] and judge(S, C, actor, a, b):
-                    return Move(actor, form.kind, (a[0], b[0]))
+                    return (a[0], b[0])
         return None
-
-    def _picker(self, actor, source: str):
-        """(pick, count): a function drawing one candidate for an argument uniformly among its
-        count candidates, as J takes it; every slot of the table is drawn without listing them."""
-        if not source.endswith("all"):
-            found = self.domain(actor, source)
-            n = len(found)
-            return (lambda uniform: found[int(uniform() * n)]), n
-        players = self.round.players
-        sizes = [len(p.layout) for p in players]
-        placeholder = source.startswith("_")
-        total = sum(sizes) + placeholder
-
-        def pick(uniform):
-            index = int(uniform() * total) - placeholder
-            if index < 0:
-                return None, None
-            for player, size in zip(players, sizes):
-                if index < size:
-                    return player.places[index], player.layout[index]
-                index -= size
-        return pick, total
 
 
 class Judge:
