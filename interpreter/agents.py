@@ -44,7 +44,7 @@ class RandomAgent(Agent):
         if may_decline:
             kinds = [kind for kind in kinds if kind not in DECLINE_KINDS]
         if "bao" in kinds and len(kinds) > 1:
-            kinds.remove("bao")
+            kinds = [kind for kind in kinds if kind != "bao"]
             if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves

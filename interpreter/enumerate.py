@@ -98,9 +98,10 @@ def _substitute(expr, var: str, replacement):
                 stop=lambda e: isinstance(e, ast.Quant) and e.var == var)
 
 
-def specialise(expr, arity: int, power: str | None = None):
+def specialise(expr, arity: int, power: str | None = None, asker: ast.Name | None = None):
     """expr for moves with exactly `arity` targets, asked where the power played is `power`
-    (None: not known here)."""
+    (None: not known here), of the one player a global such as `active` names (`asker`; None:
+    not known here): that global is the actor there."""
     slots = [_name(T1, SLOT, ("global", T1)), _name(T2, SLOT, ("global", T2))][:arity]
 
     def walk(e):
@@ -109,6 +110,8 @@ def specialise(expr, arity: int, power: str | None = None):
                 return _typed(ast.NoneLit(e.loc), NONE)
             if e.name == "power" and power is not None:
                 return _name(power, POWER, ("const", "power"))
+            if asker is not None and e.name == asker.name:
+                return _name("actor", e.type, ("global", "actor"))
             return e
         if isinstance(e, ast.Call) and e.name == "count" and len(e.args) == 1 and _is_targets(e.args[0]):
             return _int(arity)
@@ -196,7 +199,15 @@ def fold(expr):
         ca, cb = _constant(left), _constant(right)
         if ca is not None and cb is not None and expr.op in ("==", "!="):
             return _bool((ca == cb) == (expr.op == "=="))
+        if expr.op in ("==", "!=") and _same_global(left, right):    # e.g. `active == active`
+            return _bool(expr.op == "==")
     return expr
+
+
+def _same_global(a, b) -> bool:
+    """Both sides name the same global of the state (one value wherever it is read)."""
+    return isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.ref is not None and a.ref[0] == "global" \
+        and a.ref == b.ref and a.name not in (T1, T2, CH, "targets")
 
 
 # ---- what an expression reads ---------------------------------------------------------------
@@ -287,13 +298,14 @@ class Staged:
         self.compiler = compiler
         self.deps = Dependencies(spec)
 
-    def pseudo_rules(self, kind: str, arity: int, depth: int, power: str | None) -> list[Pseudo]:
+    def pseudo_rules(self, kind: str, arity: int, depth: int, power: str | None,
+                     asker: ast.Name | None = None) -> list[Pseudo]:
         """The rules of a kind in first-match order, specialised; those that can no longer change
         the verdict left out (after a rule that always applies; refusals after the last allow)."""
         rules = self.spec.first_match(self.spec.legality_rules(kind))
         pseudo: list[Pseudo] = []
         for rule in rules:
-            cond = specialise(rule.when, arity, power) if rule.when is not None else _bool(True)
+            cond = specialise(rule.when, arity, power, asker) if rule.when is not None else _bool(True)
             always = False
             for alternative in _split(cond, "or"):
                 if isinstance(alternative, ast.BoolLit) and not alternative.value:
@@ -322,24 +334,27 @@ class Staged:
         return 0
 
     # -- the functions -----------------------------------------------------------------------------
-    def always_legal(self, kind: str, power: str | None) -> bool:
+    def always_legal(self, kind: str, power: str | None, asker: ast.Name | None = None) -> bool:
         """Whether a move of this kind with no argument is legal whatever the state (a rule that
-        allows it with no condition, and no rule before it)."""
+        allows it with no condition, and no rule before it), where the global `asker` names the
+        one player asked (`actor == active` holds in `ask active: ...`)."""
         if 0 not in SHAPES[kind].counts:
             return False
-        pseudo = self.pseudo_rules(kind, 0, 0, power)
+        pseudo = self.pseudo_rules(kind, 0, 0, power, asker)
         return bool(pseudo) and pseudo[0].allow and not any(pseudo[0].stages)
 
-    def site_forms(self, site: str, kind: str, power: str | None, label: str) -> tuple[list[str], str]:
+    def site_forms(self, site: str, kind: str, power: str | None, label: str,
+                   asker: ast.Name | None = None) -> tuple[list[str], str]:
         """Source lines of one kind's functions at one site, and its table: for each number of
         arguments, (arity, X: whether a legal move exists, E: every legal argument tuple,
-        J: whether one candidate is legal, where each argument's candidates come from)."""
+        J: whether one candidate is legal, where each argument's candidates come from). `asker`:
+        the global naming the one player asked there, if one does (their `actor`)."""
         shape = SHAPES[kind]
         lines: list[str] = []
         table = []
         for arity in shape.counts:
             depth = 0 if arity == 0 else (1 if shape.args == "player" else arity)
-            pseudo = self.pseudo_rules(kind, arity, depth, power)
+            pseudo = self.pseudo_rules(kind, arity, depth, power, asker)
             sources = self._sources(shape, arity, pseudo)
             rules = ", ".join(dict.fromkeys(p.rule.name for p in pseudo)) or "none allows"
             doc = f"{kind} with {arity} argument(s) at {label}: {rules}"

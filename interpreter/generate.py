@@ -38,7 +38,7 @@ class ModuleWriter:
         self.fire_roles: dict[str, str] = {}          # role text -> the function that fires it
         self.compiler = Compiler(spec, self.fire_roles)
         self.staged = Staged(spec, self.compiler)
-        self.sites: list[tuple[str, str, tuple[str, ...], str | None]] = []   # name, label, kinds, power
+        self.sites: list[tuple] = []      # name, label, kinds, power, the global naming the one asker (or None)
         self.asking = self._asking()
         self.tables: dict[str, list[str]] = {}        # rule table -> rule names, in order
 
@@ -287,7 +287,10 @@ class ModuleWriter:
             clauses.append(f"({asker}, {tuple(asked.kinds)!r})")
             kinds += [k for k in asked.kinds if k not in kinds]
         site = f"SITE_{len(self.sites) + 1}"
-        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power))
+        # the one player asked, when a global names it (`ask active: ...`): its rules know who acts
+        asker = stmt.asked[0].asker if len(stmt.asked) == 1 else None
+        named = asker if isinstance(asker, ast.Name) and asker.ref and asker.ref[0] == "global" else None
+        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power, named))
         text = "; ".join(f"{'anyone' if a.asker is None else expr_text(a.asker)}: {', '.join(a.kinds)}"
                          for a in stmt.asked)
         return lines + [f"# ask {text} ({stmt.loc})",
@@ -427,14 +430,14 @@ class ModuleWriter:
     # ---- ask sites ---------------------------------------------------------------------------------------
     def site_functions(self) -> list[str]:
         out = ["# ---- ask sites: the legal moves of each kind asked there", ""]
-        for number, (site, label, kinds, power) in enumerate(self.sites, start=1):
+        for number, (site, label, kinds, power, asker) in enumerate(self.sites, start=1):
             forms = []
             for kind in kinds:
-                lines, table = self.staged.site_forms(str(number), kind, power, label)
+                lines, table = self.staged.site_forms(str(number), kind, power, label, asker)
                 out += lines
                 forms.append(f"    {kind!r}: {table},")
             # a kind always legal here: the engine need not look whether anything is (a pluck window's pass)
-            always = any(self.staged.always_legal(kind, power) for kind in kinds)
+            always = any(self.staged.always_legal(kind, power, asker) for kind in kinds)
             out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + [f"}}, always={always})", "", ""]
         return out
 

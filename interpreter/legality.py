@@ -107,17 +107,17 @@ class Ask:
     def kinds(self) -> set[str]:
         return {kind for _, kinds in self.clauses for kind in kinds}
 
-    def kinds_of(self, actor) -> list[str]:
+    def kinds_of(self, actor) -> tuple[str, ...]:
         """The kinds asked of this player, in the order the ask names them."""
         clauses = self.clauses
         if len(clauses) == 1:
             asker, kinds = clauses[0]
-            return list(kinds) if asker is None or asker is actor else []
+            return kinds if asker is None or asker is actor else ()
         found: list[str] = []
         for asker, kinds in clauses:
             if asker is None or asker is actor:
                 found += [kind for kind in kinds if kind not in found]
-        return found
+        return tuple(found)
 
     def asked(self, actor=None):
         """(player, kind) pairs the ask allows (one player's only, when given); declines first."""
@@ -232,45 +232,52 @@ class Ask:
             self._domains[key] = found
         return found
 
-    def random_move(self, actor, kinds: list[str], rng) -> Move | None:
+    def random_move(self, actor, kinds, rng) -> Move | None:
         """A random legal move of one of these kinds (None: they have none): a kind at random, then
         one of its forms at random, until one has a legal move (so uniform over the kinds that
         have one, then over their forms that have one), then uniform over that form's legal moves,
         by rejection sampling over its candidates, or from the list of them when they are few (or
-        after TRIES refusals). `kinds` is used up."""
-        forms_of, known, uniform = self.site.forms, self._legal, rng.random.random
-        S, C = self.round, self.C
+        after TRIES refusals)."""
+        forms_of, uniform = self.site.forms, rng.random.random
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
             forms = forms_of[kind]
-            if len(forms) > 1:
+            if len(forms) == 1:
+                move = self._random_of(actor, forms[0], uniform)
+                if move is not None:
+                    return move
+            else:
                 forms = list(forms)
-            while forms:
-                form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
-                if form.cost == 0:
-                    if form.judge(S, C, actor):
-                        return Move(actor, kind)
-                else:
-                    legal = known.get((actor, form))
-                    if legal is None:
-                        legal = self.legal_form(actor, form)
-                    if legal:
-                        listed = self._args.get((actor, form))
-                        if listed is None and form.cost == 2:
-                            args = self._by_rejection(actor, form, uniform)
-                            if args is not None:
-                                return Move(actor, kind, args)
-                        if listed is None:
-                            listed = self.args_of(actor, form)
-                        args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
-                        if form.chooses:
-                            return Move(actor, kind, (), args[0])
-                        return Move(actor, kind, args)
-                if len(forms) == 1:
-                    break
-                forms.remove(form)
-            kinds.remove(kind)
+                while forms:
+                    form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
+                    move = self._random_of(actor, form, uniform)
+                    if move is not None:
+                        return move
+                    forms.remove(form)
+            kinds = [other for other in kinds if other != kind]
         return None
+
+    def _random_of(self, actor, form: Form, uniform) -> Move | None:
+        """A legal move of one form drawn uniformly (None: it has none)."""
+        if form.cost == 0:
+            return Move(actor, form.kind) if form.judge(self.round, self.C, actor) else None
+        key = (actor, form)
+        listed = self._args.get(key)
+        if listed is None:
+            if form.cost == 2:
+                legal = self._legal.get(key)
+                if legal is None:
+                    legal = self.legal_form(actor, form)
+                if not legal:
+                    return None
+                args = self._by_rejection(actor, form, uniform)
+                if args is not None:
+                    return Move(actor, form.kind, args)
+            listed = self.args_of(actor, form)
+        if not listed:
+            return None
+        args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
+        return Move(actor, form.kind, (), args[0]) if form.chooses else Move(actor, form.kind, args)
 
     def _by_rejection(self, actor, form: Form, uniform) -> tuple | None:
         """The arguments of a legal move of the form drawn uniformly among its candidates, tried
