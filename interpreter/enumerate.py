@@ -270,6 +270,13 @@ def _owned_by_actor(conjunct, name: str) -> bool:
                for a, b in (sides, sides[::-1]))
 
 
+def _wants_new(rule, name: str) -> bool:
+    """Whether a pseudo-rule applies only where the argument `name` is a layout's next new slot
+    (a conjunct `NAME.new`)."""
+    return any(isinstance(c, ast.Attr) and c.name == "new" and isinstance(c.obj, ast.Name) and
+               c.obj.ref == ("global", name) for stage in rule.stages for c in stage)
+
+
 def _split(expr, op: str) -> list:
     if isinstance(expr, ast.Binary) and expr.op == op:
         return _split(expr.left, op) + _split(expr.right, op)
@@ -372,14 +379,18 @@ class Staged:
 
     def _sources(self, shape, arity: int, pseudo: list[Pseudo]) -> tuple[str, ...]:
         """Where each argument's candidates come from: players, own (the actor's slots), own+new
-        (and the next new slot), all (every slot); `_` first when it may be the placeholder. A slot
-        every allowing rule wants to be the actor's own is looked for among the actor's slots only."""
+        (and the next new slot), new (that one only: every allowing rule wants `target.new`), all
+        (every slot); `_` first when it may be the placeholder. A slot every allowing rule wants to
+        be the actor's own is looked for among the actor's slots only."""
         found = []
         for position in range(arity if shape.args != "player" else min(arity, 1)):
             if shape.args == "player":
                 source = "players"
             elif shape.args == "own":
                 source = "own+new" if shape.new_slot else "own"
+                allows = [rule for rule in pseudo if rule.allow]
+                if shape.new_slot and allows and all(_wants_new(rule, (T1, T2)[position]) for rule in allows):
+                    source = "new"
             else:
                 allows = [rule for rule in pseudo if rule.allow]
                 name = (T1, T2)[position]
@@ -402,13 +413,13 @@ class Staged:
         for position, source in enumerate(sources if sources and sources[0] != "players" else ()):
             name, key = (("a", T1), ("b", T2))[position]
             plain = source.lstrip("_")
-            if plain.startswith("own") and source == plain:     # (the placeholder has no owner)
+            if plain in ("own", "own+new", "new") and source == plain:     # (the placeholder has no owner)
                 owner = "actor"
             elif in_loops and self._loops(position, sources)[0].startswith("for p_"):
                 owner = f"p_{name}"
             else:
                 owner = None
-            new = plain == "own+new"
+            new = plain in ("own+new", "new")
             # the candidates are the layouts' own slot values (a new slot is another value than any)
             view = View(name, none=source.startswith("_"), new=new, card=name + "_c", owner=owner, canonical=True,
                         size="size" if in_loops and new else None)
@@ -451,6 +462,8 @@ class Staged:
             code = "zip(actor.places, actor.layout)"
         elif plain == "own+new":
             code = "own_and_new(actor)"
+        elif plain == "new":
+            code = "new_of(actor)"
         elif len(sources) == 2 or source != plain:
             code = "entries"      # every slot with its card, listed once for both arguments
         else:
@@ -476,7 +489,7 @@ class Staged:
             out.append("    legal = []")
         if any("entries" in self._loops(p, sources)[0] for p in range(len(sources))):
             out.append("    entries = ask.slot_entries()")
-        if "own+new" in sources:
+        if "own+new" in sources or "new" in sources:
             out.append("    size = len(actor.layout)")
         for stage in range(depth + 1):
             skip = "continue" if stage else ("return legal" if find_all else "return False")
@@ -507,6 +520,10 @@ class Staged:
             if stage == depth:   # the first rule that applies decides
                 for i in alive:
                     rule = pseudo[i]
+                    if rule.allow and flags[i] == "True":     # it applies: the rules after it never decide
+                        body.append(f"# {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+                        body += found
+                        break
                     if rule.allow:
                         body.append(f"if {flags[i]}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
                         body += indent(found)
@@ -551,7 +568,11 @@ class Staged:
         for rule in pseudo:
             code = self._conjunction("True", [c for stage in rule.stages for c in stage], env)
             out += indent(code.lines)
+            if code.value == "True":      # it applies: the rules after it never decide
+                out.append(f"    return {rule.allow}  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+                break
             out.append(f"    if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
             out.append(f"        return {rule.allow}")
-        out.append("    return False")
+        else:
+            out.append("    return False")
         return out + [""]

@@ -92,8 +92,8 @@ class ModuleWriter:
                '"""',
                "from baobei.dsl.errors import RuleRuntimeError",
                "from baobei.interpreter.legality import Ask, Site, allows, fires",
-               "from baobei.interpreter.state import EMPTY_CTX, CardKind, own_and_new, slot_card, slot_empty, "
-               "slot_new, with_placeholder",
+               "from baobei.interpreter.state import EMPTY_CTX, CardKind, new_of, own_and_new, slot_card, "
+               "slot_empty, slot_new, with_placeholder",
                "",
                f"KEY = {self.key!r}",
                ""]
@@ -307,7 +307,9 @@ class ModuleWriter:
             return lines
         actions = where.startswith("procedure ")
         if actions:   # a complete action begins here; it ends as the engine's end_action ends one
-            lines.append(f"begins = S.in_action == 0 and C.power is None and move.kind in {tuple(handled)!r}")
+            # (a move resumed here is of a kind asked here: where all have handlers, it has one)
+            which = f" and move.kind in {tuple(handled)!r}" if len(handled) < len(kinds) else ""
+            lines.append(f"begins = S.in_action == 0 and C.power is None{which}")
             lines += ["if begins:", "    S.in_action = 1", "    S.changes = []"]
         for number, kind in enumerate(handled):
             test = "if" if number == 0 else "elif"

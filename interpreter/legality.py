@@ -16,7 +16,7 @@ from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
 
 from .moves import SHAPES, Move, format_move
-from .state import EMPTY_CTX, Ctx, own_and_new
+from .state import EMPTY_CTX, Ctx, new_of, own_and_new
 
 SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection
 TRIES = 32      # rejection-sampling tries before listing
@@ -225,6 +225,8 @@ class Ask:
                 found = list(zip(actor.places, actor.layout))
             elif plain == "all":
                 found = self.slot_entries()
+            elif plain == "new":
+                found = new_of(actor)
             else:
                 found = own_and_new(actor)
             if source != plain:

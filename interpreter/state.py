@@ -42,11 +42,10 @@ class Card:
     """One physical card. It carries its kind's value, family and power (the rules read them
     straight from the card in a slot) and marks of the last time a power moved it."""
 
-    __slots__ = ("kind", "uid", "value", "family", "power", "moved_turn", "moved_sequence", "moved_by", "seen")
+    __slots__ = ("kind", "value", "family", "power", "moved_turn", "moved_sequence", "moved_by", "seen")
 
-    def __init__(self, kind: CardKind, uid: int):
+    def __init__(self, kind: CardKind):
         self.kind = kind
-        self.uid = uid
         self.value = kind.value
         self.family = kind.family
         self.power = kind.power
@@ -212,6 +211,11 @@ def own_and_new(player) -> list:
     return list(zip(player.places, player.layout)) + [((player, len(player.layout) + 1), None)]
 
 
+def new_of(player) -> list:
+    """A player's next new slot (empty), as own_and_new lists it."""
+    return [((player, len(player.layout) + 1), None)]
+
+
 def with_placeholder(entries):
     """The placeholder `_` (no slot, no card), then the entries."""
     yield None, None
@@ -247,7 +251,6 @@ class State:
         self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
         self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
         self.trace = None
-        self._uid = 0
 
     @property
     def vars(self) -> VarsView:
@@ -271,14 +274,11 @@ class State:
         return card.kind if card is not None and card.seen & player.bit else None
 
     def new_card(self, name: str) -> Card:
-        self._uid += 1
-        return Card(self.kinds[name], self._uid)
+        return Card(self.kinds[name])
 
     def new_cards(self, names) -> list[Card]:
-        kinds, first = self.kinds, self._uid + 1
-        cards = [Card(kinds[name], uid) for uid, name in enumerate(names, start=first)]
-        self._uid += len(cards)
-        return cards
+        kinds = self.kinds
+        return [Card(kinds[name]) for name in names]
 
     # -- what the generated code reads -----------------------------------------------------
     def all_slots(self) -> list:
