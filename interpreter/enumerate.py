@@ -11,8 +11,10 @@ verdict for each move is exactly the first-match verdict of the rules; only the
 work differs.
 
 This module writes source text: for each (site, kind, number of targets) whether a
-legal move exists (`X...`), a generator of the legal argument tuples (`E...`) and a
-judge of one candidate (`J...`).
+legal move exists (`X...`), the list of the legal argument tuples (`E...`), a judge
+of one candidate (`J...`) and, where the candidates are many, one legal argument
+tuple drawn uniformly (`R...`: by rejection over the candidates, the judge written
+into the loop, then from the list).
 """
 from __future__ import annotations
 
@@ -374,7 +376,12 @@ class Staged:
             env = self._env(sources, power, in_loops=True)
             lines += self._staged(exists, pseudo, depth, sources, env, doc, find_all=False)
             lines += self._staged(every, pseudo, depth, sources, env, doc, find_all=True)
-            table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r})")
+            pick = "None"
+            if arity == 2 or sources[0].lstrip("_") == "all":    # many candidates (Form.cost 2)
+                pick = f"R{site}_{kind}{arity}"
+                lines += self._sampler(pick, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
+                                       exists, every)
+            table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r}, {pick})")
         return lines, "(" + "".join(entry + ", " for entry in table) + ")"
 
     def _sources(self, shape, arity: int, pseudo: list[Pseudo]) -> tuple[str, ...]:
@@ -565,14 +572,62 @@ class Staged:
             out.append("    a, a_c = ea")
             if arity == 2:
                 out.append("    b, b_c = eb")
+        out += indent(self._verdicts(pseudo, env, "return True", "return False"))
+        return out + [""]
+
+    def _verdicts(self, pseudo: list[Pseudo], env: Env, allow: str, refuse: str) -> list[str]:
+        """The rules tried in first-match order on one candidate: `allow` or `refuse` where the
+        first that applies says so, `refuse` where none does."""
+        out: list[str] = []
         for rule in pseudo:
             code = self._conjunction("True", [c for stage in rule.stages for c in stage], env)
-            out += indent(code.lines)
+            out += code.lines
+            verdict = allow if rule.allow else refuse
             if code.value == "True":      # it applies: the rules after it never decide
-                out.append(f"    return {rule.allow}  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
-                break
-            out.append(f"    if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
-            out.append(f"        return {rule.allow}")
+                return out + [f"{verdict}  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})"]
+            out.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+            out.append(f"    {verdict}")
+        return out + [refuse]
+
+    def _sampler(self, name: str, pseudo: list[Pseudo], arity: int, sources: tuple[str, ...], env: Env, doc: str,
+                 exists: str, every: str) -> list[str]:
+        """R: one legal argument tuple drawn uniformly, None when there is none: after X says there
+        is one, up to TRIES candidates drawn uniformly and judged (J's rules written into the loop;
+        drawn only when there are more than SMALL), else one of E's list."""
+        self.compiler.reset()
+        out = [f"def {name}(S, C, actor, ask, uniform):",
+               f'    """{doc}: a legal argument tuple drawn uniformly (None: there is none)"""',
+               f"    if not {exists}(S, C, actor, ask):",
+               "        return None"]
+        found = "(a,)" if arity == 1 else "(a, b)"
+        judged = self._verdicts(pseudo, env, f"return {found}", "continue")
+        if arity == 1:       # one slot anywhere on the table, drawn from the layouts without listing them
+            blank = int(sources[0].startswith("_"))
+            out += [f"    total = {blank}", "    for p_a in S.players:", "        total += len(p_a.layout)",
+                    "    if total > SMALL:", "        for _ in range(TRIES):",
+                    "            index = int(uniform() * total)" + (" - 1" if blank else "")]
+            if blank:
+                out += ["            if index < 0:", "                a = a_c = None", "            else:"]
+            draw = ["for p_a in S.players:", "    layout = p_a.layout", "    if index < len(layout):",
+                    "        a, a_c = p_a.places[index], layout[index]", "        break",
+                    "    index -= len(layout)"]
+            out += indent(draw, "                " if blank else "            ")
+            out += indent(judged, "            ")
         else:
-            out.append("    return False")
-        return out + [""]
+            for var, source in zip("ab", sources):
+                out.append(f"    d{var} = {self._domain(source)}")
+            out += ["    n, m = len(da), len(db)", "    if n * m > SMALL:", "        for _ in range(TRIES):",
+                    "            a, a_c = da[int(uniform() * n)]", "            b, b_c = db[int(uniform() * m)]",
+                    "            if a is b:", "                continue"]
+            out += indent(judged, "            ")
+        out += [f"    legal = {every}(S, C, actor, ask)",
+                "    return legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]", ""]
+        return out
+
+    @staticmethod
+    def _domain(source: str) -> str:
+        """The candidates for one argument as a list of (slot, card) pairs (Ask.domain)."""
+        plain = source.lstrip("_")
+        code = {"own": "list(zip(actor.places, actor.layout))", "own+new": "own_and_new(actor)",
+                "new": "new_of(actor)", "all": "ask.slot_entries()"}[plain]
+        return f"[(None, None)] + {code}" if source != plain else code

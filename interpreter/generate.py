@@ -91,7 +91,7 @@ class ModuleWriter:
                "(interpreter/engine.py), C the context of the move judged or of the action running.",
                '"""',
                "from baobei.dsl.errors import RuleRuntimeError",
-               "from baobei.interpreter.legality import Ask, Site, allows, fires",
+               "from baobei.interpreter.legality import SMALL, TRIES, Ask, Site, allows, fires",
                "from baobei.interpreter.state import EMPTY_CTX, CardKind, new_of, own_and_new, slot_card, "
                "slot_empty, slot_new, with_placeholder",
                "",

@@ -18,7 +18,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .moves import SHAPES, Move, format_move
 from .state import EMPTY_CTX, Ctx, new_of, own_and_new
 
-SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection
+SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection (R)
 TRIES = 32      # rejection-sampling tries before listing
 
 
@@ -42,25 +42,25 @@ class IllegalMove(Exception):
 class Form:
     """Moves of one kind with one number of arguments, asked at one site, and the generated
     functions that find the legal ones: X whether one exists, E every one (their argument
-    tuples), J whether one candidate is; where each argument's candidates come from (sources);
-    how costly finding them is (cost: 0 no argument, 1 a few candidates listed at once, 2 many:
-    every slot of the table, or pairs)."""
+    tuples), J whether one candidate is, R one drawn at random where the candidates are many;
+    where each argument's candidates come from (sources); how costly finding them is (cost: 0 no
+    argument, 1 a few candidates listed at once, 2 many: every slot of the table, or pairs)."""
 
-    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "cost", "chooses", "spread")
+    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "pick", "cost", "chooses")
 
-    def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...]):
+    def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...], pick=None):
         self.kind = kind
         self.arity = arity
         self.exists = exists
         self.every = every
         self.judge = judge
         self.sources = sources
+        self.pick = pick
         if arity == 0:
             self.cost = 0
         else:
             self.cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
         self.chooses = bool(sources) and sources[0] == "players"    # its argument is the chosen player
-        self.spread = arity == 1 and sources[0].endswith("all")     # one slot anywhere on the table
 
 
 class Site:
@@ -266,55 +266,16 @@ class Ask:
         key = (actor, form)
         listed = self._args.get(key)
         if listed is None:
-            if form.cost == 2:
-                legal = self._legal.get(key)
-                if legal is None:
-                    legal = self.legal_form(actor, form)
-                if not legal:
+            if form.cost == 2:       # many candidates: drawn by rejection (R), unless none is legal
+                if self._legal.get(key) is False:
                     return None
-                args = self._by_rejection(actor, form, uniform)
-                if args is not None:
-                    return Move(actor, form.kind, args)
+                args = form.pick(self.round, self.C, actor, self, uniform)
+                return None if args is None else Move(actor, form.kind, args)
             listed = self.args_of(actor, form)
         if not listed:
             return None
         args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
         return Move(actor, form.kind, (), args[0]) if form.chooses else Move(actor, form.kind, args)
-
-    def _by_rejection(self, actor, form: Form, uniform) -> tuple | None:
-        """The arguments of a legal move of the form drawn uniformly among its candidates, tried
-        TRIES times (None when the candidates are few enough to list, or no try was legal)."""
-        S, C, judge = self.round, self.C, form.judge
-        if form.spread:     # one slot anywhere: drawn from the layouts without listing them
-            blank = form.sources[0].startswith("_")
-            players = S.players
-            total = blank
-            for player in players:
-                total += len(player.layout)
-            if total <= SMALL:
-                return None
-            for _ in range(TRIES):
-                index = int(uniform() * total) - blank
-                if index < 0:
-                    entry = (None, None)
-                else:
-                    for player in players:
-                        layout = player.layout
-                        if index < len(layout):
-                            entry = (player.places[index], layout[index])
-                            break
-                        index -= len(layout)
-                if judge(S, C, actor, entry):
-                    return (entry[0],)
-            return None
-        first, second = self.domain(actor, form.sources[0]), self.domain(actor, form.sources[1])
-        n, m = len(first), len(second)
-        if n * m > SMALL:
-            for _ in range(TRIES):
-                a, b = first[int(uniform() * n)], second[int(uniform() * m)]
-                if a[0] is not b[0] and judge(S, C, actor, a, b):
-                    return (a[0], b[0])
-        return None
 
 
 class Judge:
