@@ -113,7 +113,7 @@ class Round(State, Judge):
                 self.trace(events.Played(format_move(move)))
             try:
                 ask = send(move)
-                while not ask.any_legal():
+                while not ask.site.always and not ask.any_legal():
                     ask = send(None)
             except StopIteration:
                 self.root = ask = None

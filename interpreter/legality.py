@@ -271,7 +271,7 @@ class Ask:
                     return None
                 args = form.pick(self.round, self.C, actor, self, uniform)
                 return None if args is None else Move(actor, form.kind, args)
-            listed = self.args_of(actor, form)
+            listed = form.every(self.round, self.C, actor, self)    # (what args_of lists, not kept)
         if not listed:
             return None
         args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]

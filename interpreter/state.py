@@ -316,14 +316,6 @@ class State:
             card.moved_sequence = self.sequence
             card.moved_by = C.user
 
-    def _viewers(self, viewer) -> int:
-        """The bits of `known to P|everyone|nobody`."""
-        if viewer == "everyone":
-            return self.everyone
-        if viewer == "nobody" or viewer is None:
-            return 0
-        return viewer.bit
-
     def _set_ref(self, kind: CardKind, how: str | None, by) -> None:
         if how is not None:
             self.ref = Reference(kind, how, by, True)
@@ -369,7 +361,9 @@ class State:
             if self.trace is not None:
                 self._moved(card, "deck", "held")
         if drawn and how is not None:
-            self._set_ref(self.held[-drawn].kind, how, C.actor)
+            self.ref = Reference(self.held[-drawn].kind, how, C.actor, True)
+            if self.trace is not None:
+                self._referenced()
 
     def flip(self, how) -> None:
         card = self.draw_one()
@@ -423,13 +417,19 @@ class State:
             raise RuleRuntimeError("nothing is held to place")
         player, number = slot
         layout = player.layout
-        if number == len(layout) + 1:
-            player.grow()
+        if number == len(layout) + 1:       # (Player.grow, written out)
+            layout.append(None)
+            player.places.append((player, number))
         elif not (0 < number <= len(layout)) or layout[number - 1] is not None:
             raise RuleRuntimeError(f"{player.name}.{number} is not a free slot")
         card = self.held.pop(0)
         layout[number - 1] = card
-        card.seen = 0 if viewer == "nobody" else self._viewers(viewer)
+        if viewer == "nobody":
+            card.seen = 0
+        elif viewer == "everyone":
+            card.seen = self.everyone
+        else:
+            card.seen = viewer.bit if viewer is not None else 0
         agent = C.user if C.power is not None else C.actor
         self.changes.append((player, agent))
         self.change_log.append((player, agent, bool(self.v_shield) and self.v_bao is player))
