@@ -42,13 +42,24 @@ class RandomAgent(Agent):
         ask = rnd.pending
         kinds = ask.kinds_of(player)
         if may_decline:
-            kinds = [kind for kind in kinds if kind not in DECLINE_KINDS]
+            kinds = _undeclined(kinds)
         if "bao" in kinds and len(kinds) > 1:
-            kinds.remove("bao")
+            kinds = [kind for kind in kinds if kind != "bao"]
             if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves
         return ask.random_move(player, kinds, rng)
+
+_UNDECLINED: dict[tuple, tuple] = {}     # kinds -> those that are not declines
+
+
+def _undeclined(kinds: tuple) -> tuple:
+    """The kinds that are not declines (kept per tuple of kinds: an ask site's are always the same)."""
+    found = _UNDECLINED.get(kinds)
+    if found is None:
+        found = _UNDECLINED[kinds] = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
+    return found
+
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
     from .memory_agent import MemoryAgent

@@ -42,11 +42,11 @@ class Round(State, Judge):
                 player.v_total = totals[player.name]
         self.pending: Ask | None = None
         self.root = None                                  # the running procedures (a generator)
-        self.strict = False                               # check every rule for conflicts
+        self.strict = False                               # check every rule for conflicts, log what decided
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
         self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
-        self.decided: set[str] = set()                    # rules that decided a judged move or fired a power
+        self.decided: set[str] = set()                    # rules that decided a judged move or (strict) a trigger
         self.decided_log: list[str] = []                  # the same, in the order they decided
         self.initial_deck: list[str] = []                 # the draw pile before the deal (top first)
         self.rebuild = None                               # makes this round again, not started (for clone)
@@ -93,8 +93,47 @@ class Round(State, Judge):
             return
         self.pending = ask
         if self.trace is not None:
-            self.trace(events.Waiting(tuple(("anyone" if asker is None else asker.name, kinds)
-                                            for asker, kinds in ask.clauses), ask.site.label))
+            self._waiting()
+
+    def play_trusted(self, next_move, on_move=None, limit: int = 0) -> int:
+        """Play to the end of the round the moves `next_move(ask)` gives, each one of the pending
+        decision's legal moves (so none is judged again); `on_move(round, move)` after each. The
+        number of moves played; more than `limit` (if given) is an error. This is apply's and
+        _resume's work, written out in one loop: random play spends its time here."""
+        moves = 0
+        ask = self.pending
+        send = self.root.send if ask is not None else None
+        while ask is not None:
+            move = next_move(ask)
+            if self.shown:
+                self.shown = []
+            if self.trace is not None:   # a trace names the rule that allows every move, judged or not
+                rule = self.deciding_rule(move)
+                self.trace(events.Judged(format_move(move), True, rule.name if rule else None))
+            self.history.append(move)
+            self.pending = None
+            if self.trace is not None:
+                self.trace(events.Played(format_move(move)))
+            try:
+                ask = send(move)
+                while not ask.site.always and not ask.any_legal():
+                    ask = send(None)
+            except StopIteration:
+                self.root = ask = None
+            self.pending = ask
+            if ask is not None and self.trace is not None:
+                self._waiting()
+            moves += 1
+            if on_move is not None:
+                on_move(self, move)
+            if limit and moves > limit:
+                raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
+        return moves
+
+    def _waiting(self) -> None:
+        self.trace(events.Waiting(tuple(("anyone" if asker is None else asker.name, kinds)
+                                        for asker, kinds in self.pending.clauses),
+                                        self.pending.site.label))
 
     @property
     def round_over(self) -> bool:
@@ -126,7 +165,8 @@ class Round(State, Judge):
         elif self.trace is not None:     # a trace names the rule that allows every move, judged or not
             rule = self.deciding_rule(move)
             self.trace(events.Judged(format_move(move), True, rule.name if rule else None))
-        self.shown = []
+        if self.shown:
+            self.shown = []
         self.history.append(move)
         if self.trace is not None:
             self.trace(events.Played(format_move(move)))
@@ -137,13 +177,11 @@ class Round(State, Judge):
             return
         self._resume(move)
 
-    def begin_action(self) -> None:
-        """A move made outside any action and power begins a complete action (its handler, the
-        moves it asks for, ...): end_action closes it."""
-        self.in_action = 1
-        self.changes = []
 
     def end_action(self) -> None:
+        """A complete action (a move's handler with the moves it asks for, or a power) ends. (A
+        move made outside any action and power begins one: the generated code sets in_action and a
+        new list of changes, and ends it as here.)"""
         self.in_action = 0
         self.program.action_end(self, EMPTY_CTX)
         self.changes = []
@@ -152,29 +190,35 @@ class Round(State, Judge):
         self.program.recycle(self, EMPTY_CTX)
 
     # -- powers ------------------------------------------------------------------------------------
-    def resolve_powers(self, C: Ctx):
-        """Evaluate every trigger; play the powers that fired in rank order, each by its user, each
-        a complete action."""
+    def fired_powers(self, C: Ctx) -> list:
+        """`resolve powers`, first half: evaluate every trigger; the powers that fire, in rank order
+        ([] when none does). The trigger rules that decide are logged in strict mode (scenarios)."""
         fired = []
-        self.last_fired = []
+        self.last_fired = resolution = []          # a new list per resolution (metrics.py tells them apart)
+        strict = self.strict
         for role, fire in self.program.fires:
             result = fire(self, C)
             if result is None:
                 continue
             card, user, rank, rule = result
-            self.decided.add(rule.name)
-            self.decided_log.append(rule.name)
+            if strict:
+                self.decided.add(rule.name)
+                self.decided_log.append(rule.name)
             if card is not None and card.power is not None and user is not None:
                 fired.append(result)
-                self.last_fired.append((role, rule.name, rank))
-        if not fired:
-            return
-        fired.sort(key=lambda item: item[2])
-        for before, after in zip(fired, fired[1:]):
-            if before[2] == after[2]:
-                raise RuleRuntimeError(
-                    f"powers of {before[0].name} ({before[3].name}) and {after[0].name} ({after[3].name}) fire "
-                    f"with the same rank {before[2]}: no rule decides which comes first")
+                resolution.append((role, rule.name, rank))
+        if len(fired) > 1:
+            fired.sort(key=lambda item: item[2])
+            for before, after in zip(fired, fired[1:]):
+                if before[2] == after[2]:
+                    raise RuleRuntimeError(
+                        f"powers of {before[0].name} ({before[3].name}) and {after[0].name} ({after[3].name}) fire "
+                        f"with the same rank {before[2]}: no rule decides which comes first")
+        return fired
+
+    def play_powers(self, fired: list):
+        """`resolve powers`, second half: play the fired powers in order, each by its user, each a
+        complete action."""
         if self.trace is not None:
             roles = {rule: role for role, rule, _ in self.last_fired}
             self.trace(events.Fired(tuple((roles[rule.name], rule.name, card.name, user.name, rank)

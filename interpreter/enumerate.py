@@ -11,8 +11,10 @@ verdict for each move is exactly the first-match verdict of the rules; only the
 work differs.
 
 This module writes source text: for each (site, kind, number of targets) whether a
-legal move exists (`X...`), a generator of the legal argument tuples (`E...`) and a
-judge of one candidate (`J...`).
+legal move exists (`X...`), the list of the legal argument tuples (`E...`), a judge
+of one candidate (`J...`) and, where the candidates are many, one legal argument
+tuple drawn uniformly (`R...`: by rejection over the candidates, the judge written
+into the loop, then from the list).
 """
 from __future__ import annotations
 
@@ -98,9 +100,10 @@ def _substitute(expr, var: str, replacement):
                 stop=lambda e: isinstance(e, ast.Quant) and e.var == var)
 
 
-def specialise(expr, arity: int, power: str | None = None):
+def specialise(expr, arity: int, power: str | None = None, asker: ast.Name | None = None):
     """expr for moves with exactly `arity` targets, asked where the power played is `power`
-    (None: not known here)."""
+    (None: not known here), of the one player a global such as `active` names (`asker`; None:
+    not known here): that global is the actor there."""
     slots = [_name(T1, SLOT, ("global", T1)), _name(T2, SLOT, ("global", T2))][:arity]
 
     def walk(e):
@@ -109,6 +112,8 @@ def specialise(expr, arity: int, power: str | None = None):
                 return _typed(ast.NoneLit(e.loc), NONE)
             if e.name == "power" and power is not None:
                 return _name(power, POWER, ("const", "power"))
+            if asker is not None and e.name == asker.name:
+                return _name("actor", e.type, ("global", "actor"))
             return e
         if isinstance(e, ast.Call) and e.name == "count" and len(e.args) == 1 and _is_targets(e.args[0]):
             return _int(arity)
@@ -196,7 +201,15 @@ def fold(expr):
         ca, cb = _constant(left), _constant(right)
         if ca is not None and cb is not None and expr.op in ("==", "!="):
             return _bool((ca == cb) == (expr.op == "=="))
+        if expr.op in ("==", "!=") and _same_global(left, right):    # e.g. `active == active`
+            return _bool(expr.op == "==")
     return expr
+
+
+def _same_global(a, b) -> bool:
+    """Both sides name the same global of the state (one value wherever it is read)."""
+    return isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.ref is not None and a.ref[0] == "global" \
+        and a.ref == b.ref and a.name not in (T1, T2, CH, "targets")
 
 
 # ---- what an expression reads ---------------------------------------------------------------
@@ -259,6 +272,13 @@ def _owned_by_actor(conjunct, name: str) -> bool:
                for a, b in (sides, sides[::-1]))
 
 
+def _wants_new(rule, name: str) -> bool:
+    """Whether a pseudo-rule applies only where the argument `name` is a layout's next new slot
+    (a conjunct `NAME.new`)."""
+    return any(isinstance(c, ast.Attr) and c.name == "new" and isinstance(c.obj, ast.Name) and
+               c.obj.ref == ("global", name) for stage in rule.stages for c in stage)
+
+
 def _split(expr, op: str) -> list:
     if isinstance(expr, ast.Binary) and expr.op == op:
         return _split(expr.left, op) + _split(expr.right, op)
@@ -287,13 +307,14 @@ class Staged:
         self.compiler = compiler
         self.deps = Dependencies(spec)
 
-    def pseudo_rules(self, kind: str, arity: int, depth: int, power: str | None) -> list[Pseudo]:
+    def pseudo_rules(self, kind: str, arity: int, depth: int, power: str | None,
+                     asker: ast.Name | None = None) -> list[Pseudo]:
         """The rules of a kind in first-match order, specialised; those that can no longer change
         the verdict left out (after a rule that always applies; refusals after the last allow)."""
         rules = self.spec.first_match(self.spec.legality_rules(kind))
         pseudo: list[Pseudo] = []
         for rule in rules:
-            cond = specialise(rule.when, arity, power) if rule.when is not None else _bool(True)
+            cond = specialise(rule.when, arity, power, asker) if rule.when is not None else _bool(True)
             always = False
             for alternative in _split(cond, "or"):
                 if isinstance(alternative, ast.BoolLit) and not alternative.value:
@@ -322,24 +343,27 @@ class Staged:
         return 0
 
     # -- the functions -----------------------------------------------------------------------------
-    def always_legal(self, kind: str, power: str | None) -> bool:
+    def always_legal(self, kind: str, power: str | None, asker: ast.Name | None = None) -> bool:
         """Whether a move of this kind with no argument is legal whatever the state (a rule that
-        allows it with no condition, and no rule before it)."""
+        allows it with no condition, and no rule before it), where the global `asker` names the
+        one player asked (`actor == active` holds in `ask active: ...`)."""
         if 0 not in SHAPES[kind].counts:
             return False
-        pseudo = self.pseudo_rules(kind, 0, 0, power)
+        pseudo = self.pseudo_rules(kind, 0, 0, power, asker)
         return bool(pseudo) and pseudo[0].allow and not any(pseudo[0].stages)
 
-    def site_forms(self, site: str, kind: str, power: str | None, label: str) -> tuple[list[str], str]:
+    def site_forms(self, site: str, kind: str, power: str | None, label: str,
+                   asker: ast.Name | None = None) -> tuple[list[str], str]:
         """Source lines of one kind's functions at one site, and its table: for each number of
         arguments, (arity, X: whether a legal move exists, E: every legal argument tuple,
-        J: whether one candidate is legal, where each argument's candidates come from)."""
+        J: whether one candidate is legal, where each argument's candidates come from). `asker`:
+        the global naming the one player asked there, if one does (their `actor`)."""
         shape = SHAPES[kind]
         lines: list[str] = []
         table = []
         for arity in shape.counts:
             depth = 0 if arity == 0 else (1 if shape.args == "player" else arity)
-            pseudo = self.pseudo_rules(kind, arity, depth, power)
+            pseudo = self.pseudo_rules(kind, arity, depth, power, asker)
             sources = self._sources(shape, arity, pseudo)
             rules = ", ".join(dict.fromkeys(p.rule.name for p in pseudo)) or "none allows"
             doc = f"{kind} with {arity} argument(s) at {label}: {rules}"
@@ -352,19 +376,28 @@ class Staged:
             env = self._env(sources, power, in_loops=True)
             lines += self._staged(exists, pseudo, depth, sources, env, doc, find_all=False)
             lines += self._staged(every, pseudo, depth, sources, env, doc, find_all=True)
-            table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r})")
+            pick = "None"
+            if arity == 2 or sources[0].lstrip("_") == "all":    # many candidates (Form.cost 2)
+                pick = f"R{site}_{kind}{arity}"
+                lines += self._sampler(pick, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
+                                       exists, every)
+            table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r}, {pick})")
         return lines, "(" + "".join(entry + ", " for entry in table) + ")"
 
     def _sources(self, shape, arity: int, pseudo: list[Pseudo]) -> tuple[str, ...]:
         """Where each argument's candidates come from: players, own (the actor's slots), own+new
-        (and the next new slot), all (every slot); `_` first when it may be the placeholder. A slot
-        every allowing rule wants to be the actor's own is looked for among the actor's slots only."""
+        (and the next new slot), new (that one only: every allowing rule wants `target.new`), all
+        (every slot); `_` first when it may be the placeholder. A slot every allowing rule wants to
+        be the actor's own is looked for among the actor's slots only."""
         found = []
         for position in range(arity if shape.args != "player" else min(arity, 1)):
             if shape.args == "player":
                 source = "players"
             elif shape.args == "own":
                 source = "own+new" if shape.new_slot else "own"
+                allows = [rule for rule in pseudo if rule.allow]
+                if shape.new_slot and allows and all(_wants_new(rule, (T1, T2)[position]) for rule in allows):
+                    source = "new"
             else:
                 allows = [rule for rule in pseudo if rule.allow]
                 name = (T1, T2)[position]
@@ -387,13 +420,13 @@ class Staged:
         for position, source in enumerate(sources if sources and sources[0] != "players" else ()):
             name, key = (("a", T1), ("b", T2))[position]
             plain = source.lstrip("_")
-            if plain.startswith("own") and source == plain:     # (the placeholder has no owner)
+            if plain in ("own", "own+new", "new") and source == plain:     # (the placeholder has no owner)
                 owner = "actor"
             elif in_loops and self._loops(position, sources)[0].startswith("for p_"):
                 owner = f"p_{name}"
             else:
                 owner = None
-            new = plain == "own+new"
+            new = plain in ("own+new", "new")
             # the candidates are the layouts' own slot values (a new slot is another value than any)
             view = View(name, none=source.startswith("_"), new=new, card=name + "_c", owner=owner, canonical=True,
                         size="size" if in_loops and new else None)
@@ -436,6 +469,8 @@ class Staged:
             code = "zip(actor.places, actor.layout)"
         elif plain == "own+new":
             code = "own_and_new(actor)"
+        elif plain == "new":
+            code = "new_of(actor)"
         elif len(sources) == 2 or source != plain:
             code = "entries"      # every slot with its card, listed once for both arguments
         else:
@@ -461,7 +496,7 @@ class Staged:
             out.append("    legal = []")
         if any("entries" in self._loops(p, sources)[0] for p in range(len(sources))):
             out.append("    entries = ask.slot_entries()")
-        if "own+new" in sources:
+        if "own+new" in sources or "new" in sources:
             out.append("    size = len(actor.layout)")
         for stage in range(depth + 1):
             skip = "continue" if stage else ("return legal" if find_all else "return False")
@@ -492,6 +527,10 @@ class Staged:
             if stage == depth:   # the first rule that applies decides
                 for i in alive:
                     rule = pseudo[i]
+                    if rule.allow and flags[i] == "True":     # it applies: the rules after it never decide
+                        body.append(f"# {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+                        body += found
+                        break
                     if rule.allow:
                         body.append(f"if {flags[i]}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
                         body += indent(found)
@@ -533,10 +572,62 @@ class Staged:
             out.append("    a, a_c = ea")
             if arity == 2:
                 out.append("    b, b_c = eb")
+        out += indent(self._verdicts(pseudo, env, "return True", "return False"))
+        return out + [""]
+
+    def _verdicts(self, pseudo: list[Pseudo], env: Env, allow: str, refuse: str) -> list[str]:
+        """The rules tried in first-match order on one candidate: `allow` or `refuse` where the
+        first that applies says so, `refuse` where none does."""
+        out: list[str] = []
         for rule in pseudo:
             code = self._conjunction("True", [c for stage in rule.stages for c in stage], env)
-            out += indent(code.lines)
-            out.append(f"    if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
-            out.append(f"        return {rule.allow}")
-        out.append("    return False")
-        return out + [""]
+            out += code.lines
+            verdict = allow if rule.allow else refuse
+            if code.value == "True":      # it applies: the rules after it never decide
+                return out + [f"{verdict}  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})"]
+            out.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
+            out.append(f"    {verdict}")
+        return out + [refuse]
+
+    def _sampler(self, name: str, pseudo: list[Pseudo], arity: int, sources: tuple[str, ...], env: Env, doc: str,
+                 exists: str, every: str) -> list[str]:
+        """R: one legal argument tuple drawn uniformly, None when there is none: after X says there
+        is one, up to TRIES candidates drawn uniformly and judged (J's rules written into the loop;
+        drawn only when there are more than SMALL), else one of E's list."""
+        self.compiler.reset()
+        out = [f"def {name}(S, C, actor, ask, uniform):",
+               f'    """{doc}: a legal argument tuple drawn uniformly (None: there is none)"""',
+               f"    if not {exists}(S, C, actor, ask):",
+               "        return None"]
+        found = "(a,)" if arity == 1 else "(a, b)"
+        judged = self._verdicts(pseudo, env, f"return {found}", "continue")
+        if arity == 1:       # one slot anywhere on the table, drawn from the layouts without listing them
+            blank = int(sources[0].startswith("_"))
+            out += [f"    total = {blank}", "    for p_a in S.players:", "        total += len(p_a.layout)",
+                    "    if total > SMALL:", "        for _ in range(TRIES):",
+                    "            index = int(uniform() * total)" + (" - 1" if blank else "")]
+            if blank:
+                out += ["            if index < 0:", "                a = a_c = None", "            else:"]
+            draw = ["for p_a in S.players:", "    layout = p_a.layout", "    if index < len(layout):",
+                    "        a, a_c = p_a.places[index], layout[index]", "        break",
+                    "    index -= len(layout)"]
+            out += indent(draw, "                " if blank else "            ")
+            out += indent(judged, "            ")
+        else:
+            for var, source in zip("ab", sources):
+                out.append(f"    d{var} = {self._domain(source)}")
+            out += ["    n, m = len(da), len(db)", "    if n * m > SMALL:", "        for _ in range(TRIES):",
+                    "            a, a_c = da[int(uniform() * n)]", "            b, b_c = db[int(uniform() * m)]",
+                    "            if a is b:", "                continue"]
+            out += indent(judged, "            ")
+        out += [f"    legal = {every}(S, C, actor, ask)",
+                "    return legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]", ""]
+        return out
+
+    @staticmethod
+    def _domain(source: str) -> str:
+        """The candidates for one argument as a list of (slot, card) pairs (Ask.domain)."""
+        plain = source.lstrip("_")
+        code = {"own": "list(zip(actor.places, actor.layout))", "own+new": "own_and_new(actor)",
+                "new": "new_of(actor)", "all": "ask.slot_entries()"}[plain]
+        return f"[(None, None)] + {code}" if source != plain else code

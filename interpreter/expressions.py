@@ -274,8 +274,9 @@ class Compiler:
         args = [self.value(arg, env, lines) for arg in expr.args]
         if name in ("min", "max"):
             return View(f"{name}({args[0]}, {args[1]})", none=False)
-        if name == "next_player":
-            return View(f"S.next_player({args[0]})")
+        if name == "next_player":    # clockwise: the next seat (State.next_player, written out)
+            player = self.once(args[0], lines)
+            return View(f"(S.players[({player}.index + 1) % len(S.players)] if {player} is not None else None)")
         return View(f"S.{name}({', '.join(args)})", none=False)   # changed_by_others
 
     def count_of(self, arg: ast.Expr, env: Env, lines) -> str:

@@ -59,7 +59,7 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, to
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
                 tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     if deck is None:
-        rnd.deck = rnd.new_cards(edition.cards())
+        rnd.deck = rnd.new_cards(rules.deck())
         rng.shuffle(rnd.deck)
     else:
         rnd.deck = rnd.new_cards(reversed(deck))
@@ -112,16 +112,22 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
 
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
-    if any(asker is None for asker, _ in ask.clauses):
-        asked = rnd.players
-    else:
-        asked = [p for p in rnd.players if any(asker is p for asker, _ in ask.clauses)]
+    askers = [asker for asker, _ in ask.clauses]
+    asked = rnd.players if None in askers else [p for p in rnd.players if p in askers]
     return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 
 def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True) -> int:
     """Play a round to its end. Agents choose among generated legal moves, so by default a
     move is not judged a second time; `trusted=False` judges every move again."""
+    if trusted:
+        def next_move(ask):
+            clauses = ask.clauses
+            actor = clauses[0][0]
+            if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
+                return agents[actor.name].choose(rnd, actor, False)
+            return decide(rnd, agents, rng)
+        return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND)
     moves = 0
     while rnd.pending is not None:
         clauses = rnd.pending.clauses
@@ -130,7 +136,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
             move = agents[actor.name].choose(rnd, actor, False)
         else:
             move = decide(rnd, agents, rng)
-        rnd.apply(move, trusted)
+        rnd.apply(move)
         moves += 1
         if on_move is not None:
             on_move(rnd, move)

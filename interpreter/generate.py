@@ -38,7 +38,7 @@ class ModuleWriter:
         self.fire_roles: dict[str, str] = {}          # role text -> the function that fires it
         self.compiler = Compiler(spec, self.fire_roles)
         self.staged = Staged(spec, self.compiler)
-        self.sites: list[tuple[str, str, tuple[str, ...], str | None]] = []   # name, label, kinds, power
+        self.sites: list[tuple] = []      # name, label, kinds, power, the global naming the one asker (or None)
         self.asking = self._asking()
         self.tables: dict[str, list[str]] = {}        # rule table -> rule names, in order
 
@@ -91,9 +91,9 @@ class ModuleWriter:
                "(interpreter/engine.py), C the context of the move judged or of the action running.",
                '"""',
                "from baobei.dsl.errors import RuleRuntimeError",
-               "from baobei.interpreter.legality import Ask, Site, allows, fires",
-               "from baobei.interpreter.state import CardKind, own_and_new, slot_card, slot_empty, slot_new, "
-               "with_placeholder",
+               "from baobei.interpreter.legality import SMALL, TRIES, Ask, Site, allows, fires",
+               "from baobei.interpreter.state import EMPTY_CTX, CardKind, new_of, own_and_new, slot_card, "
+               "slot_empty, slot_new, with_placeholder",
                "",
                f"KEY = {self.key!r}",
                ""]
@@ -287,7 +287,10 @@ class ModuleWriter:
             clauses.append(f"({asker}, {tuple(asked.kinds)!r})")
             kinds += [k for k in asked.kinds if k not in kinds]
         site = f"SITE_{len(self.sites) + 1}"
-        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power))
+        # the one player asked, when a global names it (`ask active: ...`): its rules know who acts
+        asker = stmt.asked[0].asker if len(stmt.asked) == 1 else None
+        named = asker if isinstance(asker, ast.Name) and asker.ref and asker.ref[0] == "global" else None
+        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power, named))
         text = "; ".join(f"{'anyone' if a.asker is None else expr_text(a.asker)}: {', '.join(a.kinds)}"
                          for a in stmt.asked)
         return lines + [f"# ask {text} ({stmt.loc})",
@@ -303,20 +306,23 @@ class ModuleWriter:
         if not handled:
             return lines
         actions = where.startswith("procedure ")
-        if actions:
-            lines.append(f"begins = S.in_action == 0 and C.power is None and move.kind in {tuple(handled)!r}")
-            lines += ["if begins:", "    S.begin_action()"]
+        if actions:   # a complete action begins here; it ends as the engine's end_action ends one
+            # (a move resumed here is of a kind asked here: where all have handlers, it has one)
+            which = f" and move.kind in {tuple(handled)!r}" if len(handled) < len(kinds) else ""
+            lines.append(f"begins = S.in_action == 0 and C.power is None{which}")
+            lines += ["if begins:", "    S.in_action = 1", "    S.changes = []"]
         for number, kind in enumerate(handled):
             test = "if" if number == 0 else "elif"
             call = f"on_{kind}(S, move)"
             lines += [f"{test} move.kind == {kind!r}:",
                       f"    {'yield from ' if ('on', kind) in self.asking else ''}{call}"]
         if actions:
-            lines += ["if begins:", "    S.end_action()"]
+            lines += ["if begins:", "    S.in_action = 0", "    proc_action_end(S, EMPTY_CTX)", "    S.changes = []"]
         return lines
 
     def s_ResolvePowers(self, stmt, env, where, power):
-        return [f"yield from S.resolve_powers(C)  # resolve powers ({stmt.loc})"]
+        return [f"fired = S.fired_powers(C)  # resolve powers ({stmt.loc})", "if fired:",
+                "    yield from S.play_powers(fired)"]
 
     def s_If(self, stmt: ast.If, env: Env, where: str, power):
         return self._chain(list(stmt.branches), stmt.otherwise, env, where, power)
@@ -426,14 +432,14 @@ class ModuleWriter:
     # ---- ask sites ---------------------------------------------------------------------------------------
     def site_functions(self) -> list[str]:
         out = ["# ---- ask sites: the legal moves of each kind asked there", ""]
-        for number, (site, label, kinds, power) in enumerate(self.sites, start=1):
+        for number, (site, label, kinds, power, asker) in enumerate(self.sites, start=1):
             forms = []
             for kind in kinds:
-                lines, table = self.staged.site_forms(str(number), kind, power, label)
+                lines, table = self.staged.site_forms(str(number), kind, power, label, asker)
                 out += lines
                 forms.append(f"    {kind!r}: {table},")
             # a kind always legal here: the engine need not look whether anything is (a pluck window's pass)
-            always = any(self.staged.always_legal(kind, power) for kind in kinds)
+            always = any(self.staged.always_legal(kind, power, asker) for kind in kinds)
             out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + [f"}}, always={always})", "", ""]
         return out
 

@@ -16,9 +16,9 @@ from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
 
 from .moves import SHAPES, Move, format_move
-from .state import EMPTY_CTX, Ctx, own_and_new
+from .state import EMPTY_CTX, Ctx, new_of, own_and_new
 
-SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection
+SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection (R)
 TRIES = 32      # rejection-sampling tries before listing
 
 
@@ -42,23 +42,25 @@ class IllegalMove(Exception):
 class Form:
     """Moves of one kind with one number of arguments, asked at one site, and the generated
     functions that find the legal ones: X whether one exists, E every one (their argument
-    tuples), J whether one candidate is; where each argument's candidates come from (sources);
-    how costly finding them is (cost: 0 no argument, 1 a few candidates listed at once, 2 many:
-    every slot of the table, or pairs)."""
+    tuples), J whether one candidate is, R one drawn at random where the candidates are many;
+    where each argument's candidates come from (sources); how costly finding them is (cost: 0 no
+    argument, 1 a few candidates listed at once, 2 many: every slot of the table, or pairs)."""
 
-    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "cost")
+    __slots__ = ("kind", "arity", "exists", "every", "judge", "sources", "pick", "cost", "chooses")
 
-    def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...]):
+    def __init__(self, kind: str, arity: int, exists, every, judge, sources: tuple[str, ...], pick=None):
         self.kind = kind
         self.arity = arity
         self.exists = exists
         self.every = every
         self.judge = judge
         self.sources = sources
+        self.pick = pick
         if arity == 0:
             self.cost = 0
         else:
             self.cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
+        self.chooses = bool(sources) and sources[0] == "players"    # its argument is the chosen player
 
 
 class Site:
@@ -93,6 +95,7 @@ class Ask:
         self.clauses = clauses          # ((Player or None, (kind, ...)), ...)
         self.C = C                      # the context of the asking procedure (user, power, ...)
         self._legal: dict = {}          # (player, form) -> whether it has a legal move of that form
+                                        # (forms with arguments; a form without is judged each time)
         self._args: dict = {}           # (player, form) -> every legal argument tuple (when listed)
         self._domains = None            # (player, source) -> candidates, for rejection sampling
         self._entries = None            # every slot with its card
@@ -104,17 +107,17 @@ class Ask:
     def kinds(self) -> set[str]:
         return {kind for _, kinds in self.clauses for kind in kinds}
 
-    def kinds_of(self, actor) -> list[str]:
+    def kinds_of(self, actor) -> tuple[str, ...]:
         """The kinds asked of this player, in the order the ask names them."""
         clauses = self.clauses
         if len(clauses) == 1:
             asker, kinds = clauses[0]
-            return list(kinds) if asker is None or asker is actor else []
+            return kinds if asker is None or asker is actor else ()
         found: list[str] = []
         for asker, kinds in clauses:
             if asker is None or asker is actor:
                 found += [kind for kind in kinds if kind not in found]
-        return found
+        return tuple(found)
 
     def asked(self, actor=None):
         """(player, kind) pairs the ask allows (one player's only, when given); declines first."""
@@ -133,13 +136,12 @@ class Ask:
     # -- is it legal? ------------------------------------------------------------------------------
     def legal_form(self, actor, form: Form) -> bool:
         """Whether this player has a legal move of this form."""
+        if form.cost == 0:      # one candidate: judging it is as cheap as looking it up
+            return form.judge(self.round, self.C, actor)
         key = (actor, form)
         found = self._legal.get(key)
         if found is None:
-            cost = form.cost
-            if cost == 0:
-                found = form.judge(self.round, self.C, actor)
-            elif cost == 1:   # few candidates: list them at once
+            if form.cost == 1:   # few candidates: list them at once
                 found = bool(self.args_of(actor, form))
             else:
                 found = form.exists(self.round, self.C, actor, self)
@@ -158,8 +160,9 @@ class Ask:
         asker = clauses[0][0]
         legal = self.legal_form
         if asker is not None and len(clauses) == 1:     # one player asked: the site's kinds are its
+            S, C = self.round, self.C
             for form in self.site.checks:
-                if legal(asker, form):
+                if form.judge(S, C, asker) if form.cost == 0 else legal(asker, form):
                     return True
             return False
         players = self.round.players
@@ -209,8 +212,7 @@ class Ask:
         return self._entries
 
     def domain(self, actor, source: str) -> list:
-        """The candidates for one argument among one's own slots or the players, as J takes them:
-        (slot, card) pairs, or players."""
+        """The candidates for one argument, as J takes them: (slot, card) pairs, or players."""
         if self._domains is None:
             self._domains = {}
         key = (actor, source)
@@ -221,6 +223,10 @@ class Ask:
                 found = self.round.players
             elif plain == "own":
                 found = list(zip(actor.places, actor.layout))
+            elif plain == "all":
+                found = self.slot_entries()
+            elif plain == "new":
+                found = new_of(actor)
             else:
                 found = own_and_new(actor)
             if source != plain:
@@ -228,84 +234,48 @@ class Ask:
             self._domains[key] = found
         return found
 
-    def random_move(self, actor, kinds: list[str], rng) -> Move | None:
+    def random_move(self, actor, kinds, rng) -> Move | None:
         """A random legal move of one of these kinds (None: they have none): a kind at random, then
         one of its forms at random, until one has a legal move (so uniform over the kinds that
         have one, then over their forms that have one), then uniform over that form's legal moves,
         by rejection sampling over its candidates, or from the list of them when they are few (or
-        after TRIES refusals). `kinds` is used up."""
-        forms_of, known, uniform = self.site.forms, self._legal, rng.random.random
+        after TRIES refusals)."""
+        forms_of, uniform = self.site.forms, rng.random.random
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
             forms = forms_of[kind]
-            if len(forms) > 1:
+            if len(forms) == 1:
+                move = self._random_of(actor, forms[0], uniform)
+                if move is not None:
+                    return move
+            else:
                 forms = list(forms)
-            while forms:
-                form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
-                legal = known.get((actor, form))
-                if legal is None:
-                    legal = self.legal_form(actor, form)
-                if legal:
-                    if form.cost == 0:
-                        return Move(actor, kind)
-                    listed = self._args.get((actor, form))
-                    if listed is None and form.cost == 2:
-                        move = self._by_rejection(actor, form, uniform)
-                        if move is not None:
-                            return move
-                    if listed is None:
-                        listed = self.args_of(actor, form)
-                    args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
-                    if form.sources[0] == "players":
-                        return Move(actor, kind, (), args[0])
-                    return Move(actor, kind, args)
-                if len(forms) == 1:
-                    break
-                forms.remove(form)
-            kinds.remove(kind)
+                while forms:
+                    form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
+                    move = self._random_of(actor, form, uniform)
+                    if move is not None:
+                        return move
+                    forms.remove(form)
+            kinds = [other for other in kinds if other != kind]
         return None
 
-    def _by_rejection(self, actor, form: Form, uniform) -> Move | None:
-        """A legal move of the form drawn uniformly among its candidates, tried TRIES times (None
-        when the candidates are few enough to list, or no try was legal)."""
-        S, C, judge = self.round, self.C, form.judge
-        if form.arity == 1:
-            pick, n = self._picker(actor, form.sources[0])
-            if n > SMALL:
-                for _ in range(TRIES):
-                    entry = pick(uniform)
-                    if judge(S, C, actor, entry):
-                        return Move(actor, form.kind, (entry[0],))
+    def _random_of(self, actor, form: Form, uniform) -> Move | None:
+        """A legal move of one form drawn uniformly (None: it has none)."""
+        if form.cost == 0:
+            return Move(actor, form.kind) if form.judge(self.round, self.C, actor) else None
+        key = (actor, form)
+        listed = self._args.get(key)
+        if listed is None:
+            if form.cost == 2:       # many candidates: drawn by rejection (R), unless none is legal
+                if self._legal.get(key) is False:
+                    return None
+                args = form.pick(self.round, self.C, actor, self, uniform)
+                return None if args is None else Move(actor, form.kind, args)
+            listed = form.every(self.round, self.C, actor, self)    # (what args_of lists, not kept)
+        if not listed:
             return None
-        (first, n), (second, m) = self._picker(actor, form.sources[0]), self._picker(actor, form.sources[1])
-        if n * m > SMALL:
-            for _ in range(TRIES):
-                a, b = first(uniform), second(uniform)
-                if a[0] is not b[0] and judge(S, C, actor, a, b):
-                    return Move(actor, form.kind, (a[0], b[0]))
-        return None
-
-    def _picker(self, actor, source: str):
-        """(pick, count): a function drawing one candidate for an argument uniformly among its
-        count candidates, as J takes it; every slot of the table is drawn without listing them."""
-        if not source.endswith("all"):
-            found = self.domain(actor, source)
-            n = len(found)
-            return (lambda uniform: found[int(uniform() * n)]), n
-        players = self.round.players
-        sizes = [len(p.layout) for p in players]
-        placeholder = source.startswith("_")
-        total = sum(sizes) + placeholder
-
-        def pick(uniform):
-            index = int(uniform() * total) - placeholder
-            if index < 0:
-                return None, None
-            for player, size in zip(players, sizes):
-                if index < size:
-                    return player.places[index], player.layout[index]
-                index -= size
-        return pick, total
+        args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
+        return Move(actor, form.kind, (), args[0]) if form.chooses else Move(actor, form.kind, args)
 
 
 class Judge:

@@ -37,7 +37,7 @@ class MemoryAgent(Agent):
         return rnd.by_name[self.player]
 
     def seen(self, rnd: Round, slot):
-        return rnd.known[self.me(rnd).index].get((slot[0].index, slot[1]))
+        return rnd.seen_by(self.me(rnd), slot)
 
     def worth(self, rnd: Round, slot) -> float:
         kind = self.seen(rnd, slot)
@@ -56,7 +56,7 @@ class MemoryAgent(Agent):
     def matches(self, rnd: Round, card) -> list:
         """Face-down slots it knows hold a card of the same family."""
         found = []
-        for (owner, number), kind in rnd.known[self.me(rnd).index].items():
+        for (owner, number), kind in rnd.known_to(self.me(rnd)).items():
             if card is not None and kind.family == card.family:
                 found.append((rnd.players[owner], number))
         return found

@@ -1,7 +1,7 @@
 """The rules of one variant, ready to play: resolved spec, its program, edition."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from baobei.dsl.edition import Edition
 from baobei.dsl.loader import Config, load_edition_for, load_spec, spec_version
@@ -18,6 +18,13 @@ class Rules:
     edition: Edition
     version: str = ""
     source: "RulesSource | None" = None   # how another process loads the same rules
+    _deck: list | None = field(default=None, repr=False, compare=False)
+
+    def deck(self) -> list[str]:
+        """The edition's cards, one id per physical card (edition.cards(), kept: every round needs them)."""
+        if self._deck is None:
+            self._deck = self.edition.cards()
+        return self._deck
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,12 @@ checker models each once, checker/effects.py). A slot value is a tuple (player,
 number) with numbers from 1; an emptied slot keeps its number and holds None; a new
 slot is numbered one past the highest. The spec's variables are attributes `v_NAME`
 of the round and of each player (`vars` shows them as a mapping).
+
+What each player knows is kept on the cards: a card in a layout carries the set of
+players who know it (`seen`, one bit per seat). Knowledge of a slot is knowledge of the
+card in it, so it follows the card when cards swap or move, and goes when the card
+leaves the layouts: no primitive touches a table per player. `known` shows it per
+player, keyed by slot, for the readers that want a table.
 """
 from __future__ import annotations
 
@@ -36,17 +42,17 @@ class Card:
     """One physical card. It carries its kind's value, family and power (the rules read them
     straight from the card in a slot) and marks of the last time a power moved it."""
 
-    __slots__ = ("kind", "uid", "value", "family", "power", "moved_turn", "moved_sequence", "moved_by")
+    __slots__ = ("kind", "value", "family", "power", "moved_turn", "moved_sequence", "moved_by", "seen")
 
-    def __init__(self, kind: CardKind, uid: int):
+    def __init__(self, kind: CardKind):
         self.kind = kind
-        self.uid = uid
         self.value = kind.value
         self.family = kind.family
         self.power = kind.power
         self.moved_turn = -1
         self.moved_sequence = -1
         self.moved_by = None
+        self.seen = 0               # the players who know this card where it lies (bit 1 << seat); 0 off the layouts
 
     def __repr__(self) -> str:
         return self.kind.name
@@ -96,6 +102,7 @@ class Player:
     def __init__(self, name: str, index: int, var_names: tuple[str, ...] = ()):
         self.name = name
         self.index = index          # seat, from 0
+        self.bit = 1 << index       # this player in a card's `seen`
         self.layout: list[Card | None] = []
         self.places: list = []      # the slot values (self, 1) ... (self, n), one per entry of layout
         self.var_names = var_names
@@ -204,6 +211,11 @@ def own_and_new(player) -> list:
     return list(zip(player.places, player.layout)) + [((player, len(player.layout) + 1), None)]
 
 
+def new_of(player) -> list:
+    """A player's next new slot (empty), as own_and_new lists it."""
+    return [((player, len(player.layout) + 1), None)]
+
+
 def with_placeholder(entries):
     """The placeholder `_` (no slot, no card), then the entries."""
     yield None, None
@@ -231,7 +243,7 @@ class State:
         self.discard: list[Card] = []      # top last
         self.under: list[Card] = []
         self.held: list[Card] = []
-        self.known: list[dict] = [{} for _ in self.players]   # per player: (owner index, number) -> CardKind
+        self.everyone = (1 << len(self.players)) - 1        # every player's bit (Card.seen)
         self.ref = Reference(None, None, None, False)
         self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
         self.change_log: list[tuple] = []                # every change: (owner, agent, owner shielded then)
@@ -239,21 +251,34 @@ class State:
         self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
         self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
         self.trace = None
-        self._uid = 0
 
     @property
     def vars(self) -> VarsView:
         return VarsView(self, self.var_names)
 
+    # -- what each player knows ----------------------------------------------------------------
+    def known_to(self, player) -> dict:
+        """What one player knows: (owner index, number) -> CardKind, in seat and slot order."""
+        bit = player.bit
+        return {(owner.index, number): card.kind for owner in self.players
+                for number, card in enumerate(owner.layout, start=1) if card is not None and card.seen & bit}
+
+    @property
+    def known(self) -> list[dict]:
+        """What each player knows, per seat (known_to of each)."""
+        return [self.known_to(player) for player in self.players]
+
+    def seen_by(self, player, slot):
+        """The card id this player knows at this slot, or None."""
+        card = slot_card(slot)
+        return card.kind if card is not None and card.seen & player.bit else None
+
     def new_card(self, name: str) -> Card:
-        self._uid += 1
-        return Card(self.kinds[name], self._uid)
+        return Card(self.kinds[name])
 
     def new_cards(self, names) -> list[Card]:
-        kinds, first = self.kinds, self._uid + 1
-        cards = [Card(kinds[name], uid) for uid, name in enumerate(names, start=first)]
-        self._uid += len(cards)
-        return cards
+        kinds = self.kinds
+        return [Card(kinds[name]) for name in names]
 
     # -- what the generated code reads -----------------------------------------------------
     def all_slots(self) -> list:
@@ -291,19 +316,6 @@ class State:
             card.moved_sequence = self.sequence
             card.moved_by = C.user
 
-    def _forget(self, slot) -> None:
-        key = (slot[0].index, slot[1])
-        for known in self.known:
-            known.pop(key, None)
-
-    def _learn(self, slot, card: Card, viewer) -> None:
-        key = (slot[0].index, slot[1])
-        if viewer == "everyone":
-            for known in self.known:
-                known[key] = card.kind
-        elif viewer != "nobody" and viewer is not None:
-            self.known[viewer.index][key] = card.kind
-
     def _set_ref(self, kind: CardKind, how: str | None, by) -> None:
         if how is not None:
             self.ref = Reference(kind, how, by, True)
@@ -322,9 +334,12 @@ class State:
         card = slot_card(slot)
         if card is None:
             raise RuleRuntimeError(f"there is no card at {slot_name(slot) if slot else 'none'}")
-        slot[0].layout[slot[1] - 1] = None
-        self._forget(slot)
-        self._changed(slot[0], C)
+        owner = slot[0]
+        owner.layout[slot[1] - 1] = None
+        card.seen = 0
+        agent = C.user if C.power is not None else C.actor
+        self.changes.append((owner, agent))
+        self.change_log.append((owner, agent, bool(self.v_shield) and self.v_bao is owner))
         return card
 
     def draw_one(self) -> Card | None:
@@ -346,7 +361,9 @@ class State:
             if self.trace is not None:
                 self._moved(card, "deck", "held")
         if drawn and how is not None:
-            self._set_ref(self.held[-drawn].kind, how, C.actor)
+            self.ref = Reference(self.held[-drawn].kind, how, C.actor, True)
+            if self.trace is not None:
+                self._referenced()
 
     def flip(self, how) -> None:
         card = self.draw_one()
@@ -400,16 +417,19 @@ class State:
             raise RuleRuntimeError("nothing is held to place")
         player, number = slot
         layout = player.layout
-        if number == len(layout) + 1:     # a new slot: nobody can know anything about it yet
-            player.grow()
+        if number == len(layout) + 1:       # (Player.grow, written out)
+            layout.append(None)
+            player.places.append((player, number))
         elif not (0 < number <= len(layout)) or layout[number - 1] is not None:
             raise RuleRuntimeError(f"{player.name}.{number} is not a free slot")
-        else:
-            self._forget(slot)
         card = self.held.pop(0)
         layout[number - 1] = card
-        if viewer != "nobody":
-            self._learn(slot, card, viewer)
+        if viewer == "nobody":
+            card.seen = 0
+        elif viewer == "everyone":
+            card.seen = self.everyone
+        else:
+            card.seen = viewer.bit if viewer is not None else 0
         agent = C.user if C.power is not None else C.actor
         self.changes.append((player, agent))
         self.change_log.append((player, agent, bool(self.v_shield) and self.v_bao is player))
@@ -432,14 +452,7 @@ class State:
         card_a, card_b = slot_card(a), slot_card(b)
         if card_a is None or card_b is None:
             raise RuleRuntimeError("a swap needs two cards")
-        a[0].layout[a[1] - 1], b[0].layout[b[1] - 1] = card_b, card_a
-        key_a, key_b = (a[0].index, a[1]), (b[0].index, b[1])
-        for known in self.known:
-            ka, kb = known.pop(key_a, None), known.pop(key_b, None)
-            if ka is not None:
-                known[key_b] = ka
-            if kb is not None:
-                known[key_a] = kb
+        a[0].layout[a[1] - 1], b[0].layout[b[1] - 1] = card_b, card_a    # what is known of each goes with it
         self._changed(a[0], C)
         self._changed(b[0], C)
         self._mark(card_a, C)
@@ -457,13 +470,7 @@ class State:
         if dest[1] == len(dest[0].layout) + 1:
             dest[0].grow()
         source[0].layout[source[1] - 1] = None
-        dest[0].layout[dest[1] - 1] = card
-        key_s, key_d = (source[0].index, source[1]), (dest[0].index, dest[1])
-        for known in self.known:
-            kind = known.pop(key_s, None)
-            known.pop(key_d, None)
-            if kind is not None:
-                known[key_d] = kind
+        dest[0].layout[dest[1] - 1] = card      # what is known of it goes with it
         self._changed(source[0], C)
         self._changed(dest[0], C)
         self._mark(card, C)
@@ -474,9 +481,11 @@ class State:
         card = slot_card(slot)
         if card is None:
             return
-        self._learn(slot, card, viewer)
         if viewer == "everyone":
+            card.seen = self.everyone
             self.shown.append(card.kind)
+        elif viewer != "nobody" and viewer is not None:
+            card.seen |= viewer.bit
         if self.trace is not None:
             to = viewer if isinstance(viewer, str) else (viewer.name if viewer else "nobody")
             self.trace(events.Revealed(card.kind.name, slot_name(slot), to))
