@@ -309,38 +309,56 @@ def _variants(config, requested: str | None) -> list[str]:
     return variants
 
 
-def _check_one(config, variant: str, bounds, timeout_ms: int, emit: str | None = None):
+def _check_one(config, variant: str, bounds, args, proofs):
     from baobei.checker.check import check
+    from baobei.checker.play import play_pass
     from baobei.dsl.loader import load_edition_for, load_spec
+    from baobei.interpreter.rules import load_rules
     spec = load_spec(config, variant)
     edition = load_edition_for(config, spec)
-    report = check(spec, edition, variant, bounds, timeout_ms)
-    if emit and report.findings:
+    report = check(spec, edition, variant, bounds, args.timeout, proofs)
+    rules = load_rules(config, variant)
+    if args.games > 0:
+        play_pass(report, rules, bounds.players, args.games, args.seed, args.failures)
+    else:
+        report.play = "none (--games 0)"
+    if args.emit and report.findings:
         from baobei.checker.scenarios import emit_findings
-        from baobei.interpreter.rules import load_rules
-        emit_findings(report, load_rules(config, variant), emit)
+        emit_findings(report, rules, args.emit)
     return report, spec.layers
 
 
 def cmd_check(args) -> int:
     import json
+    from baobei.checker.proofs import prove_all
     from baobei.checker.report import check_text
     from baobei.checker.symbolic import Bounds
+    from baobei.dsl.loader import load_edition_for, load_spec
     config = _config(args)
     bounds = Bounds(args.players, args.slots)
     started = time.perf_counter()
     variants = _variants(config, args.variant)
+    specs = []
     for variant in variants:  # load every spec first: bad input fails before any proof starts
-        _load(config, variant)
+        spec = load_spec(config, variant)
+        specs.append((spec, load_edition_for(config, spec)))
+    if not args.json:
+        print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
+              f"from seed {args.seed}", flush=True)
+    proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache)
     from baobei.checker.parallel import in_forked_workers
-    results = in_forked_workers(_check_one, [(config, v, bounds, args.timeout, args.emit) for v in variants])
+    results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)])
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
+                 or any(status != "proved" for _, status, _ in report.invariants)
                  for report, _ in results)
     seconds = time.perf_counter() - started
     if args.json:
-        print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "rules": config.as_json(), "variants": [
+        print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "rules": config.as_json(), "seed": args.seed,
+                          "variants": [
             {"variant": report.variant, "layers": layers, "edition": report.edition, "assumed": report.assumed,
              "bounds": report.bounds, "queries": report.queries, "seconds": round(report.seconds, 2),
+             "invariants": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.invariants],
+             "proofs": report.proofs, "play": report.play,
              "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
              "readings": [r.__dict__ for r in report.readings],
              "findings": [f.as_json() for f in report.findings]} for report, layers in results]}, indent=1))
@@ -381,7 +399,8 @@ def cmd_diff(args) -> int:
         print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "rules": config.as_json(),
                           "bounds": report.bounds,
                           "added": report.added, "removed": report.removed, "changed": report.changed,
-                          "differences": [f.as_json() for f in report.findings], "unknown": report.unknown},
+                          "differences": [f.as_json() for f in report.findings], "unknown": report.unknown,
+                          "unproved": report.unproved, "uncompared": report.uncompared},
                          indent=1))
     else:
         print(diff_text(report))
@@ -412,6 +431,10 @@ def _diff_versions(args, config, started: float) -> int:
         for report in reports:
             print(f"== {report.variant}: {args.old} -> {args.new}")
             print(diff_text(report.diff))
+            if report.edition:
+                print("  edition values that changed:")
+                for line in report.edition:
+                    print(f"    {line}")
             if report.claims:
                 print("  claims whose status changed:")
                 for name, before, after in report.claims:
@@ -638,6 +661,14 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--variant", help="fr, de or all (default: all)")
     chk.add_argument("--json", action="store_true", help="print one JSON object")
     chk.add_argument("--emit", metavar="DIR", help="write a scenario file that plays into each overlap or gap")
+    chk.add_argument("--games", type=int, default=6, metavar="N",
+                     help="games of seeded random play per table size, invariants after every move (default 6; "
+                          "0: none)")
+    chk.add_argument("--seed", type=int, default=1, help="the random play's seed (default 1)")
+    chk.add_argument("--failures", default=".", metavar="DIR",
+                     help="where a round random play failed in is written as a scenario file (default: the "
+                          "current folder)")
+    chk.add_argument("--no-cache", action="store_true", help="prove every invariant again, not from the cache")
     _solver_options(chk)
     _common(chk)
     chk.set_defaults(run=cmd_check)

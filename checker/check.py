@@ -2,7 +2,8 @@
 
 Every question is one Z3 query over the symbolic situation (symbolic.py) with the
 spec's rules translated (translate.py), limited to where a move can be asked
-(sites.py) and to the spec's invariants. A query that Z3 cannot answer in time
+(sites.py) and to the invariants proved inductive (proofs.py); an invariant not
+proved is a finding and is not assumed. A query that Z3 cannot answer in time
 is reported as unknown, never as a pass.
 """
 from __future__ import annotations
@@ -15,7 +16,7 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.edition import Edition
 from baobei.dsl.model import Spec, expr_text
-from baobei.dsl.schema import MOVE_KINDS
+from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
@@ -52,7 +53,7 @@ class RuleInfo:
 
 @dataclass
 class Finding:
-    kind: str                  # overlap, gap, dead, masked, claim, unknown
+    kind: str                  # overlap, gap, dead, masked, never, claim, invariant, play, unknown
     decision: str              # "legal pluck", "fire removed1", "order", "value score", "claim x"
     message: str
     rules: list[RuleInfo] = field(default_factory=list)
@@ -78,6 +79,9 @@ class Report:
     edition: str = ""
     effects: list = field(default_factory=list)         # effects_keep_cards results, when claimed
     readings: list = field(default_factory=list)        # RuleInfo of each reading the spec takes
+    invariants: list[tuple[str, str, str]] = field(default_factory=list)   # (name, proved/fails/unknown, loc)
+    proofs: str = ""                                    # how the invariants were proved
+    play: str = ""                                      # what the random-play pass played
 
     @property
     def ok(self) -> bool:
@@ -86,7 +90,7 @@ class Report:
 
 class Checker:
     def __init__(self, spec: Spec, edition: Edition, bounds: Bounds = Bounds(), timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 variant: str = ""):
+                 variant: str = "", proved: list[str] = ()):
         self.spec = spec
         self.edition = edition
         self.bounds = bounds
@@ -95,7 +99,7 @@ class Checker:
         self.tr = Translator(spec, self.situation)
         self.sites = analyse(spec)[0]
         self.report = Report(variant, str(bounds), edition=edition.name, assumed=list(edition.assumed))
-        self.base = self.situation.constraints() + [self.tr.expr(i.expr) for i in spec.invariants.values()]
+        self.base = self.situation.constraints() + [self.tr.expr(spec.invariants[name].expr) for name in proved]
         self.models: dict[str, list] = {}   # satisfying situations found so far, by decision
         s = self.situation
         self.small_table = [s.np <= 3] + [n <= 3 for n in s.ns]
@@ -142,6 +146,8 @@ class Checker:
         for kind in MOVE_KINDS:
             if self.spec.legality_rules(kind):
                 self.check_legality(kind)
+        for kind in self.asked_kinds():
+            self.check_ever_legal(kind)
         self.check_fire()
         for name in self.spec.decisions:
             self.check_value(name)
@@ -186,6 +192,20 @@ class Checker:
             if status == "sat":
                 self.add("gap", decision, f"no rule decides whether {kind} is legal here", rules,
                          self.witness(model, kind))
+
+    def asked_kinds(self) -> list[str]:
+        """The move kinds some procedure asks for, but a decline (which a rulebook may refuse
+        everywhere, as both refuse to skip a power)."""
+        asked = {kind for site in self.sites for kind in site.kinds}
+        return [kind for kind in MOVE_KINDS if kind in asked and kind not in DECLINE_KINDS]
+
+    def check_ever_legal(self, kind: str) -> None:
+        """A move the rules ask for must be legal somewhere it is asked."""
+        legal, _, rules = self.tr.legal(kind)
+        status, _ = self.solve(self.move_context(kind) + [legal], f"legal {kind}: is it ever legal", likely=True)
+        if status == "unsat":
+            self.add("never", f"legal {kind}", f"the rules ask for {kind} but never allow it where it is asked",
+                     rules)
 
     def stronger(self, rule, rules: list, conditions: list) -> list:
         """The conditions of the rules that decide before this one where both apply."""
@@ -347,10 +367,60 @@ class Checker:
         self.report.findings.append(Finding(kind, decision, message, [RuleInfo.of(r) for r in rules], witness))
 
 
+def _start_table(failure) -> dict | None:
+    """What a rules author reads of a proof's witness: the table the moves start from, and the moves
+    (the machinery's bookkeeping at that point is left out)."""
+    if failure.witness is None:
+        return None
+    kept = ("players", "layouts", "active", "reference", "held", "vars", "player_vars")
+    return {**{key: failure.witness[key] for key in kept if key in failure.witness}, "moves": failure.moves}
+
+
 def _legal_kinds(expr) -> set[str]:
     return {e.ref[1] for e in ast.walk(expr) if isinstance(e, ast.Call) and e.ref and e.ref[0] == "legal"}
 
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
-          timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Report:
-    return Checker(spec, edition, bounds, timeout_ms, variant).run()
+          timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None) -> Report:
+    """The checks of one variant, assuming the invariants its proofs (proofs.py, made here when not
+    given) proved at every table size; what they did not prove comes first among the findings."""
+    from .proofs import prove_all, proved_everywhere
+    if proofs is None:
+        proofs = prove_all([(spec, edition)], bounds, timeout_ms)[0]
+    checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs))
+    add_proofs(checker.report, spec, proofs)
+    return checker.run()
+
+
+def add_proofs(report: Report, spec: Spec, proofs: list) -> None:
+    """The invariants' statuses, and a finding for each invariant (or precondition) that fails or
+    is undecided, at the smallest table where it does (the others named)."""
+    failures: dict = {}
+    for proof in proofs:
+        for failure in proof.failures:
+            failures.setdefault((failure.invariant, failure.what, failure.status), []).append((proof.players, failure))
+    for name, decl in spec.invariants.items():
+        statuses = {status for (invariant, _, status) in failures if invariant == name}
+        status = "fails" if "fails" in statuses else "unknown" if statuses else "proved"
+        report.invariants.append((name, status, str(decl.loc)))
+    for (name, what, status), found in failures.items():
+        tables = ", ".join(str(players) for players in sorted({players for players, _ in found}))
+        players, first = found[0]
+        others = f"; and {len(found) - 1} more place(s)" if len(found) > 1 else ""
+        rules = [RuleInfo.of(spec.invariants[name])] if name else []
+        subject = f"invariant {name}" if name else what
+        decision = f"invariant {name}" if name else "precondition"
+        if status == "unknown":
+            why = f"{first.what}" if name and first.what else "Z3 could not decide it"
+            message = f"{subject} is not proved at {first.where} ({tables} players{others}): {why}"
+            report.findings.append(Finding("unknown", decision, message, rules, query=f"{subject} at {first.where}"))
+            continue
+        moves = "; ".join(first.moves) or "no move"
+        message = (f"{subject} does not hold at {first.where}, in {first.start} from a state where every proved "
+                   f"fact holds, after: {moves} (at {tables} players{others})")
+        report.findings.append(Finding("invariant", decision, message, rules, _start_table(first)))
+    cached = sum(proof.cached for proof in proofs)
+    slots = sorted({proof.slots for proof in proofs})
+    report.proofs = (f"tables up to {'-'.join(map(str, slots))} slots; "
+                     f"{sum(p.queries for p in proofs)} queries, {sum(p.seconds for p in proofs):.1f} s"
+                     + (f"; {cached} of {len(proofs)} table sizes from the cache" if cached else ""))

@@ -9,7 +9,7 @@ search goes on until no disagreement is left. One rule difference is one finding
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import z3
 
@@ -24,7 +24,7 @@ from .sites import analyse, kind_context, resolve_context
 from .parallel import in_forked_workers
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
-from .witness import describe_model
+from .witness import Reader, describe_model
 
 MAX_CLASSES = 12
 
@@ -79,13 +79,15 @@ class DiffReport:
     removed: list[str] = field(default_factory=list)     # declarations only in a
     changed: list[str] = field(default_factory=list)     # same name, different text
     unknown: list[str] = field(default_factory=list)
+    unproved: list[str] = field(default_factory=list)    # invariants not proved inductive: not assumed
+    uncompared: list[str] = field(default_factory=list)  # changes the comparison of decisions cannot reach
     queries: int = 0
     seconds: float = 0.0
 
 
 class Differ:
     def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS):
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ())):
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
         self.bounds = bounds
         self.timeout_ms = timeout_ms
@@ -95,8 +97,11 @@ class Differ:
         self.sites_a, self.sites_b = analyse(self.spec_a)[0], analyse(self.spec_b)[0]
         self.report = DiffReport(self.name_a, self.name_b, str(bounds))
         self.base = self.situation.constraints() + \
-            [self.tr_a.expr(i.expr) for i in self.spec_a.invariants.values()] + \
-            [self.tr_b.expr(i.expr) for i in self.spec_b.invariants.values()]
+            [self.tr_a.expr(self.spec_a.invariants[name].expr) for name in proved[0]] + \
+            [self.tr_b.expr(self.spec_b.invariants[name].expr) for name in proved[1]]
+        self.report.unproved = [f"{side}: {name}" for side, spec, names in ((self.name_a, self.spec_a, proved[0]),
+                                                                          (self.name_b, self.spec_b, proved[1]))
+                                for name in spec.invariants if name not in names]
 
     def solver(self, assertions: list) -> z3.Solver:
         return new_solver(*self.base, *assertions, timeout_ms=self.timeout_ms)
@@ -144,6 +149,7 @@ class Differ:
             self.report.unknown += unknown
         self.report.differences = [d for index in sorted(found) for d in found[index]]
         self.report.findings = self.group()
+        self.report.uncompared = self.uncompared()
         self.report.seconds = time.perf_counter() - started
         return self.report
 
@@ -201,6 +207,23 @@ class Differ:
             kind, name = entry.split(" ")[:2]
             names.add(f"{kind} {name}")
         return names
+
+    def uncompared(self) -> list[str]:
+        """The changes whose effect the comparison of decisions does not reach: the bodies of
+        procedures, move handlers and powers (what they do is not a rule's decision), the cards
+        (those bodies read a card's family and value) and whatever else those bodies read."""
+        read_by_bodies: set = set()
+        for spec in (self.spec_a, self.spec_b):
+            for items in (spec.procedures, spec.powers, spec.handlers):
+                for decl in items.values():
+                    exprs = [e for stmt in ast.walk_statements(decl.body) for e in _statement_exprs(stmt)]
+                    _reads_exprs(spec, exprs, read_by_bodies)
+        found = []
+        for entry in self.report.added + self.report.removed + self.report.changed:
+            kind, name = entry.split(" ")[:2]
+            if kind in ("procedure", "power", "on", "card") or f"{kind} {name}" in read_by_bodies:
+                found.append(entry)
+        return found
 
     def cone(self, rule_name: str) -> set[str]:
         """The declarations a rule's decision reads, in both rule sets."""
@@ -292,9 +315,10 @@ class Differ:
             searches.insert(0, context + [differ, z3.Or(matters)])
         for assertions in searches:
             for model, (wa, wb) in self.classes(assertions, [win_a, win_b], f"value {name}"):
-                shown = ", ".join(f"{p.name} = {_show(model, a)}" for p, a in zip(decl.params, args))
-                message = f"{name}({shown}) is {_show(model, value_a)} in {self.name_a} and " \
-                          f"{_show(model, value_b)} in {self.name_b}"
+                read = Reader(self.situation, model)
+                shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
+                message = f"{name}({shown}) is {_shown(read, value_a, decl.type)} in {self.name_a} and " \
+                          f"{_shown(read, value_b, decl.type)} in {self.name_b}"
                 self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
                 self.report.differences[-1].read_by_rules = read_by_rules
             if any(d.decision == f"value {name}" for d in self.report.differences):
@@ -391,6 +415,23 @@ def _reads_exprs(spec: Spec, exprs: list, found: set) -> None:
             found.add(f"var {e.name}")
 
 
+def _statement_exprs(stmt) -> list:
+    """The expressions a statement holds itself (not those of the statements inside it)."""
+    found = []
+
+    def collect(value):
+        if isinstance(value, ast.Expr):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                collect(item)
+        elif isinstance(value, ast.Asked):
+            collect(value.asker)
+    for item in fields(stmt):
+        collect(getattr(stmt, item.name))
+    return found
+
+
 def _rule(rules: list, index: int):
     return rules[index] if 0 <= index < len(rules) else None
 
@@ -399,15 +440,18 @@ def _name(rule) -> str:
     return rule.name if rule is not None else "no rule (undecided)"
 
 
-def _show(model, value) -> str:
-    from .symbolic import RefV, SlotV
-    if isinstance(value, SlotV):
-        return f"slot({model.eval(value.p, model_completion=True)}.{model.eval(value.n, model_completion=True)})"
-    if isinstance(value, RefV):
-        return "reference"
-    return str(model.eval(value, model_completion=True))
+def _shown(read, value, type_) -> str:
+    """A value as a scenario writes it: a player's name, a slot `Ben.2`, a card id, a number."""
+    shown = read.typed(value, type_)
+    if isinstance(shown, dict):        # a reference
+        return f"{shown['card']} ({shown['how']} by {shown['by']})"
+    return "none" if shown is None else str(shown).lower() if isinstance(shown, bool) else str(shown)
 
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
-         timeout_ms: int = DEFAULT_TIMEOUT_MS) -> DiffReport:
-    return Differ(a, b, edition, bounds, timeout_ms).run()
+         timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True) -> DiffReport:
+    """Assumes only the invariants each spec proves inductive (proofs.py) under the edition."""
+    from .proofs import prove_all, proved_everywhere
+    proofs = prove_all([(a[1], edition), (b[1], edition)], bounds, timeout_ms, use_cache)
+    proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
+    return Differ(a, b, edition, bounds, timeout_ms, proved).run()

@@ -148,27 +148,48 @@ class Turns:
     # -- the graph ----------------------------------------------------------------------------
     def graph(self, name: str, frames: tuple, state: Situation, constraints: list) -> Graph:
         """The decisions from this start: `constraints` say which starts can be (they prune the
-        runs that cannot happen; what the graph then proves assumes them)."""
+        runs that cannot happen; what the graph then proves assumes them). Decisions are merged
+        in the order the statements run in; a run that comes back to a decision already merged
+        (a spec whose order the statements do not show) has the graph built again in the order
+        found by exploring every decision (discover)."""
+        graph = self._graph(name, frames, state, constraints, None)
+        if graph is None:
+            graph = self._graph(name, frames, state, constraints, self.discover)
+        return graph
+
+    def _graph(self, name, frames, state, constraints, discover) -> Graph | None:
         graph = Graph(name, state)
         self.base = list(constraints)
         reach = z3.BoolVal(True)
         first_stops = self.runs(graph, reach, frames, state, [])
-        order = self.discover(first_stops)
         incoming: dict = {}
         self.collect(graph, incoming, reach, first_stops)
-        for key in order:
+        order = iter(discover(first_stops)) if discover else None
+        merged: dict = {}                   # key -> how many runs it had when merged
+        while True:
+            if order is not None:
+                key = next(order, None)
+            else:
+                waiting = [k for k in incoming if k[0] != "end" and k not in merged]
+                key = min(waiting, key=_execution_order) if waiting else None
+            if key is None:
+                break
             runs = incoming.get(key)
+            merged[key] = len(runs or ())
             if not runs:
                 continue
             conds = [cond for cond, _ in runs]
             stops = [stop for _, stop in runs]
-            merged = Stop("ask", merge_frames(conds, [s.frames for s in stops]), merge_states(conds, [s.state for s in stops]),
-                          [], [(merge_value(conds, [s.clauses[k][0] for s in stops]), stops[0].clauses[k][1])
-                               for k in range(len(stops[0].clauses))], merge_ctx(conds, [s.ctx for s in stops]),
-                          stops[0].where)
-            decision = Decision(key, merged, z3.Or(conds))
+            merged_stop = Stop("ask", merge_frames(conds, [s.frames for s in stops]),
+                               merge_states(conds, [s.state for s in stops]), [],
+                               [(merge_value(conds, [s.clauses[k][0] for s in stops]), stops[0].clauses[k][1])
+                                for k in range(len(stops[0].clauses))], merge_ctx(conds, [s.ctx for s in stops]),
+                               stops[0].where)
+            decision = Decision(key, merged_stop, z3.Or(conds))
             graph.decisions[key] = decision
             self.moves_at(graph, incoming, decision)
+        if any(len(incoming.get(key, ())) != count for key, count in merged.items()):
+            return None                     # a run came back to a decision merged before it
         for end in ("cut", "over"):
             runs = incoming.get(("end", end))
             if runs:
@@ -328,6 +349,13 @@ def _or_default(tr, value, type_):
     return value if value is not None else tr.default(type_)
 
 
+def _execution_order(key: tuple):
+    """Where a decision lies in the order the statements run in: frame by frame, the loop's item
+    (for a loop or a queue of powers), then the statement (a frame's index is past the statement
+    it runs)."""
+    return tuple((frame[4], frame[2], frame[0], frame[3]) for frame in key[1])
+
+
 def _topological(starts: set, edges: dict) -> list:
     """Decisions ordered so that each comes after every decision that leads to it."""
     order, state = [], {}
@@ -403,7 +431,7 @@ class Prover:
 
     def __init__(self, turns: Turns, solve, invariants):
         self.turns = turns
-        self.solve = solve                  # (assertions, what) -> (status, model): reports unknowns
+        self.solve = solve                  # (assertions, what, witness, base) -> (status, model)
         self.invariants = invariants
 
     def state_terms(self, state: Situation, ctx: Ctx | None):
@@ -415,10 +443,14 @@ class Prover:
         return [tr.expr(inv.expr) for inv in self.invariants]
 
     # -- the cut point: Houdini ------------------------------------------------------------------
-    def houdini(self, graphs: list, facts: list[Fact]) -> list[Fact]:
+    def houdini(self, graphs: list, facts: list[Fact]) -> tuple[list[Fact], bool]:
         """The largest subset of the facts that holds at every cut point reached: after the setup
-        (from any round start), and after a turn that started from a state where they all held."""
+        (from any round start), and after a turn that started from a state where they all held;
+        and whether a fact was dropped because Z3 could not decide it (then what fails for want
+        of it is undecided, not false)."""
         active = list(facts)
+        undecided = False
+        bases: dict = {}                    # what each graph's queries start from
         changed = True
         while changed:
             changed = False
@@ -426,22 +458,29 @@ class Prover:
                 if "cut" not in graph.ends or not active:
                     continue
                 reach, cut = graph.ends["cut"]
-                start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
+                base = bases.setdefault(id(graph), constraints + [reach])
+                what = f"what holds at the start of a turn ({graph.start})"
                 while active:
+                    start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
                     goal = z3.And([f.holds(cut.state) for f in active])
-                    status, model = self.solve(constraints + start + [reach, z3.Not(goal)],
-                                               f"what holds at the start of a turn ({graph.start})", False)
+                    status, model = self.solve(base + start + [z3.Not(goal)], what, False)
                     if status == "unsat":
                         break
-                    if status != "sat":       # undecided: nothing is kept that was not proved
-                        active = []
-                        break
-                    kept = [f for f in active if z3.is_true(model.eval(f.holds(cut.state), model_completion=True))]
-                    if len(kept) == len(active):   # pragma: no cover - the model breaks the goal
+                    if status == "sat":
+                        kept = [f for f in active if z3.is_true(model.eval(f.holds(cut.state), model_completion=True))]
+                        if len(kept) == len(active):   # pragma: no cover - the model breaks the goal
+                            kept = []
+                    else:                     # undecided as a whole: fact by fact, each a smaller question
                         kept = []
+                        for fact in active:
+                            alone, _ = self.solve(base + start + [z3.Not(fact.holds(cut.state))], what, False)
+                            if alone == "unsat":
+                                kept.append(fact)
+                            undecided |= alone == "unknown"
+                        if len(kept) == len(active):   # each one proved on its own: all of them hold
+                            break
                     active, changed = kept, True
-                    start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
-        return active
+        return active, undecided
 
     # -- obligations ----------------------------------------------------------------------------------
     def obligations(self, graph: Graph, constraints: list, facts: list[Fact]) -> list["Failure"]:
@@ -460,7 +499,7 @@ class Prover:
             pending = list(range(len(terms)))
             while pending:
                 goal = z3.And([terms[i] for i in pending])
-                status, model = self.solve(start + [reach, z3.Not(goal)], f"invariants at {where}", True)
+                status, model = self.solve([reach, z3.Not(goal)], f"invariants at {where}", True, start)
                 if status != "sat":
                     if status == "unknown":
                         failures += [Failure(self.invariants[i], where, None, graph, "unknown") for i in pending]
@@ -470,8 +509,8 @@ class Prover:
                 pending = [i for i in pending if i not in broken]
         for cond, obligation in graph.obligations:
             path = z3.And([cond] + obligation.path)
-            status, model = self.solve(start + [path, z3.Not(obligation.holds)],
-                                       f"{obligation.where}: {obligation.what}", True)
+            status, model = self.solve([path, z3.Not(obligation.holds)],
+                                       f"{obligation.where}: {obligation.what}", True, start)
             if status != "unsat":
                 failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
                                         "fails", what=obligation.what))
@@ -503,24 +542,55 @@ class Failure:
         return found
 
 
-def prove_invariants(spec, edition, bounds, solve) -> tuple[list[str], list[Failure]]:
-    """(the invariants proved at every table size, the failures): the setup and a turn at each
-    number of players within the bounds, every round start (tie-break or not)."""
+def prove_at(spec, edition, bounds, players: int, solve, warm: list[str] | None = None):
+    """(the invariants proved at a table of `players`, the failures, the names of the facts found
+    at the cut point): the setup (of a round and of a tie-break round) and a turn from any state at
+    the cut point where those facts hold. `warm`: the facts found in an earlier proof; Houdini
+    starts from them (and the invariants), which is as sound and much quicker, and from every
+    candidate when that is not enough."""
     invariants = list(spec.invariants.values())
+    turns = Turns(spec, edition, bounds, players)
+    starts = [turns.round_start(tiebreak) for tiebreak in (False, True)]
+    setups = [(turns.graph(f"the setup{' of a tie-break round' if tb else ''} ({players} players)", f, s, c), c)
+              for tb, (f, s, c) in zip((False, True), starts)]
+    prover = Prover(turns, solve, invariants)
+    failures: list[Failure] = []
+    for graph, c in setups:
+        failures += prover.obligations(graph, c, [])
+    cuts = [graph.ends["cut"][1] for graph, _ in setups if "cut" in graph.ends]
+    kept: list[str] = []
+    if not cuts:          # every run of the setup left the bounds: nothing would be proved
+        failures += [Failure(inv, "the setup", None, setups[0][0], "unknown",
+                             what="no round starts within the bounds") for inv in invariants]
+    else:
+        frames, state, constraints = turns.cut_start(cuts[0])
+        turn = turns.graph(f"a turn ({players} players)", frames, state, constraints)
+        graphs = [(g, c, False) for g, c in setups] + [(turn, constraints, True)]
+        candidates = candidate_facts(spec, turns.executor)
+        subset = candidates if warm is None else \
+            [f for f in candidates if f.invariant is not None or f.name in warm]
+        found, kept = _turn_obligations(prover, graphs, turn, constraints, subset)
+        if found and len(subset) < len(candidates):
+            found, kept = _turn_obligations(prover, graphs, turn, constraints, candidates)
+        failures += found
+    failed = {f.invariant.name for f in failures if f.invariant is not None}
+    return [inv.name for inv in invariants if inv.name not in failed], failures, kept
+
+
+def _turn_obligations(prover, graphs, turn, constraints, candidates) -> tuple[list[Failure], list[str]]:
+    facts, undecided = prover.houdini(graphs, candidates)
+    found = prover.obligations(turn, constraints, facts)
+    if undecided:           # it may fail only for want of a fact Z3 could not decide
+        found = [replace(f, status="unknown", what=f.what or "a fact it needs was undecided") for f in found]
+    return found, [f.name for f in facts]
+
+
+def prove_invariants(spec, edition, bounds, solve) -> tuple[list[str], list[Failure]]:
+    """(the invariants proved at every table size within the bounds, the failures)."""
+    proved = set(spec.invariants)
     failures: list[Failure] = []
     for players in range(2, bounds.players + 1):
-        turns = Turns(spec, edition, bounds, players)
-        starts = [turns.round_start(tiebreak) for tiebreak in (False, True)]
-        setups = [(turns.graph(f"the setup{' of a tie-break round' if tb else ''} ({players} players)", f, s, c), c)
-                  for tb, (f, s, c) in zip((False, True), starts)]
-        cut = next(graph.ends["cut"][1] for graph, _ in setups if "cut" in graph.ends)
-        frames, state, constraints = turns.cut_start(cut)
-        turn = turns.graph(f"a turn ({players} players)", frames, state, constraints)
-        prover = Prover(turns, solve, invariants)
-        facts = prover.houdini([(g, c, False) for g, c in setups] + [(turn, constraints, True)],
-                               candidate_facts(spec, turns.executor))
-        for graph, c in setups:
-            failures += prover.obligations(graph, c, [])
-        failures += prover.obligations(turn, constraints, facts)
-    failed = {f.invariant.name for f in failures if f.invariant is not None}
-    return [inv.name for inv in invariants if inv.name not in failed], failures
+        names, found, _ = prove_at(spec, edition, bounds, players, solve)
+        proved &= set(names)
+        failures += found
+    return [name for name in spec.invariants if name in proved], failures

@@ -78,6 +78,14 @@ def check_text(report: Report, layers: list[str]) -> str:
         for result in uses:
             if result.status != "proved":
                 lines.append(f"      {result.status}: {result.where}: {result.what}")
+    statuses = [status for _, status, _ in report.invariants]
+    summary = ", ".join(f"{statuses.count(s)} {s}" for s in ("proved", "fails", "unknown") if statuses.count(s))
+    lines.append(f"  invariants, proved inductive at every table size: {summary or 'none'}"
+                 + (f" ({report.proofs})" if report.proofs else ""))
+    for name, status, loc in report.invariants:
+        lines.append(f"    {status:8} {name}  ({loc})")
+    if report.play:
+        lines.append(f"  random play: {report.play}")
     if report.readings:
         lines.append(f"  readings the spec takes where the texts leave room: {len(report.readings)}")
         for reading in report.readings:
@@ -87,7 +95,7 @@ def check_text(report: Report, layers: list[str]) -> str:
         for finding in report.findings:
             lines += finding_lines(finding)
     else:
-        lines.append("  findings: none (no overlap, no gap, no dead rule)")
+        lines.append("  findings: none (no overlap, no gap, no dead rule, no move never allowed)")
     lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
     return "\n".join(lines)
 
@@ -122,5 +130,11 @@ def diff_text(report: DiffReport) -> str:
                 lines.append(f"         scenario: none ({reason})")
     for unknown in report.unknown:
         lines.append(f"  UNKNOWN {unknown}")
+    if report.uncompared:
+        lines.append("  changed, and not compared by their effect on play (procedure, handler and power bodies, "
+                     "cards, and what those bodies read): run scenarios and recorded games to see it")
+        lines += [f"    {entry}" for entry in report.uncompared]
+    if report.unproved:
+        lines.append(f"  invariants not proved inductive, so not assumed: {', '.join(report.unproved)}")
     lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
     return "\n".join(lines)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baobei.dsl.errors import BaobeiError
+from baobei.dsl.errors import BaobeiError, RuleRuntimeError
 from baobei.dsl.loader import Config, load_edition_for, load_spec
-from baobei.interpreter.record import replay_file
+from baobei.interpreter.record import read_games, replay_game
 from baobei.interpreter.rules import Rules, load_rules
 from baobei.interpreter.scenario import load_scenario, run_scenario, scenario_files
 
@@ -28,30 +28,32 @@ class VersionReport:
     claims: list[tuple[str, str, str]] = field(default_factory=list)      # (claim, old status, new status)
     scenarios: list[tuple[str, str, str]] = field(default_factory=list)   # (file, old outcome, new outcome)
     games: list[str] = field(default_factory=list)                        # divergences of recorded games
+    edition: list[str] = field(default_factory=list)                      # the edition's values that changed
     witnesses: list[str] = field(default_factory=list)
 
     @property
     def changes_behaviour(self) -> bool:
         """Anything a rules author would see change in play or in a proof (or could not rule out)."""
         d = self.diff
-        return bool(d.findings or d.unknown or self.claims or self.scenarios or self.games)
+        return bool(d.findings or d.unknown or d.uncompared or self.claims or self.scenarios or self.games
+                    or self.edition)
 
     def as_json(self) -> dict:
         d = self.diff
         return {"variant": self.variant, "added": d.added, "removed": d.removed, "changed": d.changed,
-                "differences": [f.as_json() for f in d.findings], "unknown": d.unknown,
+                "differences": [f.as_json() for f in d.findings], "unknown": d.unknown, "uncompared": d.uncompared,
                 "claims": [{"claim": c, "old": o, "new": n} for c, o, n in self.claims],
                 "scenarios": [{"file": f, "old": o, "new": n} for f, o, n in self.scenarios],
-                "games": self.games, "witnesses": self.witnesses}
+                "games": self.games, "edition": self.edition, "witnesses": self.witnesses}
 
 
 def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, timeout_ms: int,
                      scenarios: list[str] = (), games: list[str] = (), emit: str | None = None) -> VersionReport:
     spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
-    edition = load_edition_for(new, spec_new)
+    edition, old_edition = load_edition_for(new, spec_new), load_edition_for(old, spec_old)
     report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), edition, bounds, timeout_ms))
-    old_claims = {n: s for n, s, _ in check(spec_old, load_edition_for(old, spec_old), variant, bounds,
-                                            timeout_ms).claims}
+    report.edition = edition_changes(old_edition, edition)
+    old_claims = {n: s for n, s, _ in check(spec_old, old_edition, variant, bounds, timeout_ms).claims}
     new_claims = {n: s for n, s, _ in check(spec_new, edition, variant, bounds, timeout_ms).claims}
     for name in sorted(set(old_claims) | set(new_claims)):
         if old_claims.get(name) != new_claims.get(name):
@@ -64,13 +66,39 @@ def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, tim
         before, after = _outcome(scenario, rules_old), _outcome(scenario, rules_new)
         if before != after:
             report.scenarios.append((str(path), before, after))
-    for path in games:
-        for divergence in replay_file(rules_new, path).divergences:
-            report.games.append(f"{path}: game {divergence.game}, round {divergence.round}, move {divergence.move} "
-                                f"({divergence.text}): {divergence.problem}")
+    for path in games:     # the games recorded under this variant, each replayed by both versions
+        for number, game in enumerate(read_games(path), start=1):
+            if game.get("variant") != variant:
+                continue
+            before, after = _replayed(rules_old, game, number), _replayed(rules_new, game, number)
+            if before != after:
+                report.games.append(f"{path}: game {number}: old: {before or 'replays'}; new: {after or 'replays'}")
     if emit:
         report.witnesses = emit_regressions(report.diff, rules_old, rules_new, Path(emit) / variant)
     return report
+
+
+def edition_changes(old, new) -> list[str]:
+    """The edition's values that differ: card counts, deal sizes, thresholds."""
+    changes = []
+    for title, before, after in (("cards of", old.deck, new.deck), ("deal at", old.deal, new.deal),
+                                 ("threshold at", old.threshold, new.threshold)):
+        for key in sorted(set(before) | set(after), key=str):
+            if before.get(key) != after.get(key):
+                where = f"{key} players" if isinstance(key, int) else key
+                changes.append(f"{title} {where}: {before.get(key, 'none')} -> {after.get(key, 'none')}")
+    return changes
+
+
+def _replayed(rules: Rules, game: dict, number: int) -> str | None:
+    """Where a recorded game stops replaying the same (None: it replays as recorded)."""
+    try:
+        _, divergence = replay_game(rules, game, number)
+    except RuleRuntimeError as problem:
+        return f"the rules cannot go on: {problem.message}"
+    if divergence is None:
+        return None
+    return f"round {divergence.round}, move {divergence.move} ({divergence.text}): {divergence.problem}"
 
 
 def _outcome(scenario, rules: Rules) -> str:

@@ -194,7 +194,10 @@ def load_spec(config: Config, variant: str | None = None) -> Spec:
     rulebooks = sorted((config.spec_dir / "rulebooks").glob("*.txt"))
     key = (str(config.spec_dir.resolve()), tuple(layers), str(config.config_dir), _fingerprint(files + rulebooks))
     if key not in _SPECS:
-        _SPECS[key] = _cached_spec(config, layers, key)
+        spec = _cached_spec(config, layers, key)
+        stamps = key[3][:len(files)]
+        spec.content = cache.digest(_dsl_version(), repr(layers), repr([(Path(p).name, h) for p, h in stamps]))
+        _SPECS[key] = spec
     return _SPECS[key]
 
 

@@ -72,6 +72,7 @@ class Spec:
         return [decl for table in tables for decl in table.values()
                 if isinstance(decl, ast.PrecedenceDecl) or any(isinstance(s, ast.Reading) for s in decl.sources)]
     key: str = ""          # a hash of the files it was read from (the loader's), naming what is derived from it
+    content: str = ""      # a hash of their contents alone: a copy elsewhere has the same
 
     # -- the decisions, grouped ------------------------------------------------------
     def legality_rules(self, kind: str) -> list[ast.RuleDecl]:

@@ -109,7 +109,7 @@ def specialise(expr, arity: int, power: str | None = None, asker: ast.Name | Non
     def walk(e):
         if isinstance(e, ast.Name) and e.ref and e.ref[0] == "global":
             if e.name == T1 and arity < 1 or e.name == T2 and arity < 2:
-                return _typed(ast.NoneLit(e.loc), NONE)
+                return _typed(ast.NoneLit(e.loc), e.type)     # a none slot: its attributes read as none's
             if e.name == "power" and power is not None:
                 return _name(power, POWER, ("const", "power"))
             if asker is not None and e.name == asker.name:

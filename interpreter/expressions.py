@@ -224,6 +224,9 @@ class Compiler:
         return View(f"{code}[0].layout[{code}[1] - 1]")
 
     def slot_attr(self, slot: View, name: str) -> View:
+        if slot.code == "None":     # no slot at all (a second target of a one-target move): none's reads
+            value = SLOT_DEFAULTS.get(name, "False")
+            return View(value, none=value == "None")
         if name == "owner" and slot.owner is not None:
             return View(slot.owner, none=False)
         if name in ("owner", "number"):

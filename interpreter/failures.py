@@ -36,6 +36,7 @@ class Failure:
     message: str
     scenario: dict | None       # the failing round as a scenario (None: no round had begun)
     path: str | None = None     # where the scenario was written
+    invariant: str | None = None  # the spec's invariant that broke, if one did
 
     def where(self) -> str:
         move = f"move {self.move} '{self.move_text}'" if self.move else "before its first move"
@@ -68,6 +69,7 @@ def failure_of(error: RuleRuntimeError, rnd, *, seed: int, game: int, game_seed:
     move = rnd.history[-1] if rnd.history else None
     failure = Failure(seed, game, game_seed, rounds, len(rnd.history), str(move) if move else None, error.code,
                       error.message, None)
+    failure.invariant = getattr(error, "invariant", None)
     failure.scenario = round_scenario(rnd, variant, checked, f"random play failed here: {failure.where()}")
     if not isinstance(error, InvariantBroken) and rnd.pending is not None and rnd.history:
         # the move was played, and the rules got stuck saying what is legal next (an agent asked):

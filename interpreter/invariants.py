@@ -17,6 +17,10 @@ from .table import round_from_table, same_table, table_from_round
 class InvariantBroken(RuleRuntimeError):
     code = "E510"
 
+    def __init__(self, message: str, invariant: str | None = None):
+        super().__init__(message)
+        self.invariant = invariant        # the spec's invariant that broke (None: the machinery's)
+
 
 class Watch:
     """Checks one round move by move. `deck_size`: the cards the round holds (the edition's deck in
@@ -62,7 +66,7 @@ class Watch:
         C = rnd.pending.C if rnd.pending is not None else Ctx()   # the decision's own context (its power)
         for decl, holds in self.invariants:
             if not holds(rnd, C, {}):
-                raise InvariantBroken(f"{where}: invariant {decl.name} ({decl.loc}) does not hold")
+                raise InvariantBroken(f"{where}: invariant {decl.name} ({decl.loc}) does not hold", decl.name)
 
     def round_trip(self, rnd: Round, where: str) -> bool:
         """At the start of a turn: write the table out, read it back, compare. True if checked."""

@@ -88,7 +88,7 @@ def test_an_edition_with_two_negative_cards_breaks_the_claim(spec_copy):
 
 
 def test_an_undecided_query_is_reported_not_passed(config):
-    report = checked(config, "fr", Bounds(6, 6), timeout_ms=1)
+    report = checked(config, "fr", Bounds(3, 6), timeout_ms=1)
     unknown = [f for f in report.findings if f.kind == "unknown"]
     assert unknown and not report.ok
     assert all(f.query for f in unknown)
@@ -162,7 +162,8 @@ def test_making_de_like_fr_removes_that_difference(spec_copy):
 
 
 def test_diff_emits_witness_scenarios_that_pass_under_both_editions(tmp_path, capsys):
-    code = main(["diff", "fr", "de", "--emit", str(tmp_path / "witnesses"), "--json"])
+    code = main(["diff", "fr", "de", "--players", "3", "--slots", "4", "--emit", str(tmp_path / "witnesses"),
+                 "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and len(data["differences"]) == 7
     for difference in data["differences"]:
@@ -198,3 +199,28 @@ def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, 
     assert main(["scenario", "--spec", str(spec_copy), str(files[0])]) == 1
     out = capsys.readouterr().out
     assert "rules disagree" in out and "pluck.not_on_own_draw" in out
+
+
+def _copies(witness: dict) -> dict:
+    """The cards a witness table shows: layouts, held cards, and the discard's top (the reference
+    when a card was discarded or replaced onto it)."""
+    cards = [c for layout in witness["layouts"].values() for c in layout if c != "_"] + witness.get("held", [])
+    reference = witness.get("reference")
+    if reference and reference["how"] in ("discarded", "replaced") and reference["card"]:
+        cards.append(reference["card"])
+    counts: dict = {}
+    for card in cards:
+        counts[card] = counts.get(card, 0) + 1
+    return counts
+
+
+def test_no_witness_holds_more_copies_of_a_card_than_the_edition(config):
+    spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
+    edition = load_edition_for(config, spec_fr)
+    report = diff(("fr", spec_fr), ("de", spec_de), edition, SMALL)
+    witnesses = [item.witness for finding in report.findings for item in finding.classes]
+    assert len(witnesses) >= 7
+    for witness in witnesses:
+        for card, count in _copies(witness).items():
+            assert count <= edition.deck[card], (card, witness)
+        assert all(name in witness["players"] for name in witness["layouts"])

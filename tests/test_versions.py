@@ -30,3 +30,36 @@ def test_diff_of_two_spec_versions_names_the_rule_and_what_changes(spec_copy, tm
     assert main(["scenario", witness_file]) == 0
     capsys.readouterr()
     assert main(["scenario", "--spec", str(spec_copy), witness_file]) == 1
+
+
+def test_identical_versions_change_nothing(spec_copy, capsys):
+    """Every scenario file of both editions and the recorded games of both, each under its own
+    variants only: with the same rules nothing is reported and diff exits 0, like diff(1)."""
+    code = main(["diff", "--old", str(SPEC), "--new", str(spec_copy), "--players", "3", "--slots", "4",
+                 "--scenarios", str(ROOT / "tests" / "scenarios"), "--games", str(ROOT / "tests" / "games" / "fr.jsonl"),
+                 "--games", str(ROOT / "tests" / "games" / "de.jsonl")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.splitlines()[-1].startswith("no change in behaviour") and "now illegal" not in out
+
+
+def test_a_deal_changed_in_the_edition_file_is_a_change(spec_copy, capsys):
+    edit(spec_copy / "editions" / "standard.yaml", "deal: {2: 5,", "deal: {2: 6,")
+    code = main(["diff", "--old", str(SPEC), "--new", str(spec_copy), "--variant", "fr", "--players", "2",
+                 "--slots", "4", "--games", str(ROOT / "tests" / "games" / "fr.jsonl"), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data["changed"]
+    (report,) = data["variants"]
+    assert report["edition"] == ["deal at 2 players: 5 -> 6"]
+
+
+def test_a_changed_procedure_body_is_never_no_difference(spec_copy, capsys):
+    """What a procedure does is not a rule's decision: a negated `if` in one is listed as a change
+    the comparison of decisions cannot reach, and diff exits 1."""
+    edit(spec_copy / "core" / "pluck.bao", "  if count(held) > 0 then", "  if not (count(held) > 0) then")
+    code = main(["diff", "--old", str(SPEC), "--new", str(spec_copy), "--variant", "fr", "--players", "2",
+                 "--slots", "4", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    (report,) = data["variants"]
+    assert code == 1 and data["changed"]
+    assert [entry.split(" ")[0] for entry in report["uncompared"]] == ["procedure"]

@@ -1,0 +1,173 @@
+"""Which invariants the other checks may assume: those proved inductive (induction.py) at every
+table size within the bounds, one proof per number of players.
+
+A proof's answer is kept in the cache folder (dsl/cache.py) under a key made of everything it
+reads: the spec's contents, the edition's values, the bounds, the query timeout, the checker's
+code and Z3's version. An answer is reused only for that identical question; an invariant Z3 could
+not decide is never proved, cached or not.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from baobei.dsl import cache
+
+HERE = Path(__file__).parent
+# the code a proof's answer comes from (the spec's key covers the language's own code)
+CODE = [HERE / f"{name}.py" for name in ("proofs", "induction", "execute", "symbolic", "translate", "witness")] + \
+    [HERE.parent / "interpreter" / "moves.py"]
+_VERSION: list[str] = []
+
+
+@dataclass
+class InvariantFailure:
+    """An invariant (or a primitive's precondition) that does not hold, or was not decided, at a
+    place of a round: plain data, sent back from a worker and kept in the cache."""
+
+    invariant: str | None      # None: a primitive's precondition (`what` says which)
+    status: str                # fails, unknown
+    where: str                 # the decision or the end of the round
+    what: str
+    moves: list[str]           # the moves that lead there from the start of the graph
+    start: str                 # the graph: the setup, or a turn
+    witness: dict | None       # the table the graph starts from, in the model
+
+
+@dataclass
+class TableProof:
+    players: int
+    slots: int                 # the most slots per player the proof reasons about
+    proved: list[str]
+    failures: list[InvariantFailure] = field(default_factory=list)
+    queries: int = 0
+    seconds: float = 0.0
+    cached: bool = False
+
+
+def code_version() -> str:
+    if not _VERSION:
+        import z3
+        _VERSION.append(cache.digest(cache.sources_digest(CODE), z3.get_version_string()))
+    return _VERSION[0]
+
+
+def proof_slots(bounds, edition, players: int) -> int:
+    """The slots a proof reasons about: the bounds', but never fewer than a dealt layout and one
+    card more (on smaller tables no round could start, and the proof would say nothing)."""
+    return max(bounds.slots, edition.deal.get(players, 0) + 1)
+
+
+def proof_key(spec, edition, bounds, players: int, timeout_ms: int) -> str | None:
+    """The cache key of one proof: the spec's contents (a copy elsewhere asks the same question),
+    the edition's values, the tables, the timeout and the code (None: a spec not read from files
+    is proved every time)."""
+    if not spec.content:
+        return None
+    values = (edition.deck, sorted(edition.deal.items()), sorted(edition.threshold.items()))
+    return cache.digest(code_version(), spec.content, repr(values),
+                        repr((proof_slots(bounds, edition, players), bounds.held, players, timeout_ms)))
+
+
+def cached_proof(key: str | None, spec) -> TableProof | None:
+    """The proof kept under this key. One with failures names places in its spec's files: it is
+    reused for those files only."""
+    data = cache.read(f"invariants-{key}.json") if key else None
+    if data is None:
+        return None
+    try:
+        found = json.loads(data)
+        if found["failures"] and found["spec"] != spec.key:
+            return None
+        proof = TableProof(found["players"], found["slots"], found["proved"],
+                           [InvariantFailure(**f) for f in found["failures"]], found["queries"], found["seconds"],
+                           cached=True)
+    except (ValueError, KeyError, TypeError):        # a damaged entry is proved again
+        return None
+    return proof
+
+
+def keep_proof(key: str | None, proof: TableProof, spec) -> None:
+    if key:
+        cache.write(f"invariants-{key}.json", json.dumps({**asdict(proof), "spec": spec.key}).encode("utf-8"))
+
+
+def prove_table(spec, edition, bounds, players: int, timeout_ms: int) -> TableProof:
+    """Proves the invariants at one table size, now."""
+    from .induction import prove_at
+    from .symbolic import Bounds, assert_all, new_solver
+    from .witness import describe_model
+    started = time.perf_counter()
+    queries = [0]
+
+    sessions: dict = {}        # id of a list of assertions -> (the list, a solver holding it)
+
+    def solve(assertions, what, witness, base=()):
+        """The assertions on top of `base`, which stays in its solver for the next query on it (the
+        many small questions about one graph); without a base, a solver of its own (Z3 preprocesses
+        a query it sees whole: on the proofs' largest queries a kept solver took ten times longer)."""
+        queries[0] += 1
+        if not base:
+            return _answer(new_solver(*assertions, timeout_ms=timeout_ms))
+        held = sessions.get(id(base))
+        if held is None or held[0] is not base:
+            held = sessions[id(base)] = (base, new_solver(*base, timeout_ms=timeout_ms))
+        solver = held[1]
+        solver.push()
+        try:
+            assert_all(solver, assertions)
+            return _answer(solver)
+        finally:
+            solver.pop()
+
+    slots = proof_slots(bounds, edition, players)
+    warm_name = f"facts-{cache.digest(code_version(), repr((players, slots, bounds.held)))}.json"
+    warm = _read_json(warm_name)
+    proved, failures, kept = prove_at(spec, edition, Bounds(bounds.players, slots, bounds.held), players, solve,
+                                      warm if isinstance(warm, list) else None)
+    cache.write(warm_name, json.dumps(kept).encode("utf-8"))
+    plain = []
+    for failure in failures:
+        decl = spec.invariants.get(failure.invariant.name) if failure.invariant is not None else None
+        witness = describe_model(failure.graph.start_state, failure.model) if failure.model is not None else None
+        plain.append(InvariantFailure(decl.name if decl else None, failure.status,
+                                      failure.where, failure.what, failure.moves(), failure.graph.start, witness))
+    return TableProof(players, slots, proved, plain, queries[0], time.perf_counter() - started)
+
+
+def _read_json(name: str):
+    data = cache.read(name)
+    try:
+        return json.loads(data) if data is not None else None
+    except ValueError:
+        return None
+
+
+def _answer(solver):
+    import z3
+    result = solver.check()
+    if result == z3.sat:
+        return "sat", solver.model()
+    return ("unsat" if result == z3.unsat else "unknown"), None
+
+
+def prove_all(specs: list, bounds, timeout_ms: int, use_cache: bool = True) -> list[list[TableProof]]:
+    """For each (spec, edition), its proofs at 2 to bounds.players players: from the cache where
+    they were made before, all the others side by side in forked workers."""
+    from .parallel import in_forked_workers
+    jobs = [(index, players) for index in range(len(specs)) for players in range(2, bounds.players + 1)]
+    keys = {job: proof_key(*specs[job[0]], bounds, job[1], timeout_ms) for job in jobs}
+    found = {job: cached_proof(keys[job], specs[job[0]][0]) if use_cache else None for job in jobs}
+    missing = [job for job in jobs if found[job] is None]
+    made = in_forked_workers(prove_table, [(*specs[index], bounds, players, timeout_ms) for index, players in missing])
+    for job, proof in zip(missing, made):
+        keep_proof(keys[job], proof, specs[job[0]][0])
+        found[job] = proof
+    return [[found[job] for job in jobs if job[0] == index] for index in range(len(specs))]
+
+
+def proved_everywhere(spec, proofs: list[TableProof]) -> list[str]:
+    """The invariants proved at every table size, in the spec's order."""
+    return [name for name in spec.invariants if all(name in proof.proved for proof in proofs)]
