@@ -345,7 +345,9 @@ def cmd_check(args) -> int:
     if not args.json:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
-    proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache)
+    shown = sys.stderr.isatty() or args.progress
+    proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache,
+                       progress=(lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if shown else None)
     from baobei.checker.parallel import in_forked_workers
     results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)])
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
@@ -669,6 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where a round random play failed in is written as a scenario file (default: the "
                           "current folder)")
     chk.add_argument("--no-cache", action="store_true", help="prove every invariant again, not from the cache")
+    chk.add_argument("--progress", action="store_true",
+                     help="report each proof made on stderr (the default on a terminal)")
     _solver_options(chk)
     _common(chk)
     chk.set_defaults(run=cmd_check)

@@ -583,14 +583,3 @@ def _turn_obligations(prover, graphs, turn, constraints, candidates) -> tuple[li
     if undecided:           # it may fail only for want of a fact Z3 could not decide
         found = [replace(f, status="unknown", what=f.what or "a fact it needs was undecided") for f in found]
     return found, [f.name for f in facts]
-
-
-def prove_invariants(spec, edition, bounds, solve) -> tuple[list[str], list[Failure]]:
-    """(the invariants proved at every table size within the bounds, the failures)."""
-    proved = set(spec.invariants)
-    failures: list[Failure] = []
-    for players in range(2, bounds.players + 1):
-        names, found, _ = prove_at(spec, edition, bounds, players, solve)
-        proved &= set(names)
-        failures += found
-    return [name for name in spec.invariants if name in proved], failures

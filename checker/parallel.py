@@ -25,9 +25,9 @@ def _child(sender, function, arguments) -> None:
         sender.close()
 
 
-def in_forked_workers(function, argument_lists: list[tuple]) -> list:
+def in_forked_workers(function, argument_lists: list[tuple], on_done=None) -> list:
     """function(*arguments) for each argument list, each in its own forked process, as many
-    at a time as there are cores; the results in order."""
+    at a time as there are cores; the results in order. `on_done(index, result)` as each ends."""
     context = multiprocessing.get_context("fork")
     cores = max(1, os.cpu_count() or 1)
     results: list = [None] * len(argument_lists)
@@ -54,6 +54,8 @@ def in_forked_workers(function, argument_lists: list[tuple]) -> list:
                 if status != "ok":
                     raise RuntimeError(f"a worker failed:\n{value}")
                 results[index] = value
+                if on_done is not None:
+                    on_done(index, value)
     finally:  # a failure or an interrupt leaves no worker behind
         for _, process in running.values():
             process.terminate()

@@ -101,8 +101,10 @@ def test_a_second_check_takes_its_proofs_from_the_cache(config, capsys):
     assert main(args) == 0
     second = capsys.readouterr().out
     assert "9 proved" in second and "1 of 1 table sizes from the cache" in second
-    assert main(args + ["--no-cache"]) == 0
-    assert "from the cache" not in capsys.readouterr().out
+    assert main(args + ["--no-cache", "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert "from the cache" not in shown.out
+    assert "proved 1 of 1 table sizes" in shown.err     # the progress of every proof made
 
 
 def test_a_damaged_or_foreign_cached_proof_is_not_read_back(config, tmp_path, monkeypatch):
