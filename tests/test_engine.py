@@ -107,7 +107,8 @@ def test_the_same_seed_plays_the_same_games_in_any_process():
     results = set()
     for hash_seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-        run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        # -P: the installed package, not the source folder of the working directory
+        run = subprocess.run([sys.executable, "-P", "-c", script], env=env, capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         results.add(run.stdout)
     assert len(results) == 1 and json.loads(results.pop())[1] > 0
