@@ -546,6 +546,11 @@ EXIT_HELP = "exit codes:\n" + "\n".join(f"  {verb:9} {text}" for verb, text in E
     "\n  any       3 an internal error (a bug: please report it; BAOBEI_DEBUG=1 shows its traceback)"
 
 
+# check's random-play pass (checker/play.py): a few seconds of concrete play behind the proofs
+GAMES_PER_TABLE = 6
+PLAY_SEED = 1
+
+
 def _verb(verbs, name: str, help_text: str):
     return verbs.add_parser(name, help=help_text, epilog=f"exit codes: {EXIT_CODES[name]}")
 
@@ -604,10 +609,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     bal = _verb(verbs, "balance", "what a rule change does to play: figures of two variants with confidence "
                                   "intervals and significance tests")
-    bal.add_argument("a", nargs="?", help="a variant, e.g. fr (alone: a house variant, compared with its base)")
-    bal.add_argument("b", nargs="?", help="another variant, e.g. de")
-    bal.add_argument("--old", metavar="DIR", help="the spec folder before a change")
-    bal.add_argument("--new", metavar="DIR", help="the spec folder after it")
+    _two_sides(bal, "a variant, e.g. fr (alone: a house variant, compared with its base)")
     bal.add_argument("--variant", help="with --old/--new: the variant to compare (default: the config's layers)")
     bal.add_argument("--games", type=int, default=2000, metavar="N", help="games per side (default 2000)")
     bal.add_argument("--players", type=int, default=4, choices=range(2, 7), metavar="N", help="2 to 6 (default 4)")
@@ -663,10 +665,10 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--variant", help="fr, de or all (default: all)")
     chk.add_argument("--json", action="store_true", help="print one JSON object")
     chk.add_argument("--emit", metavar="DIR", help="write a scenario file that plays into each overlap or gap")
-    chk.add_argument("--games", type=int, default=6, metavar="N",
-                     help="games of seeded random play per table size, invariants after every move (default 6; "
-                          "0: none)")
-    chk.add_argument("--seed", type=int, default=1, help="the random play's seed (default 1)")
+    chk.add_argument("--games", type=int, default=GAMES_PER_TABLE, metavar="N",
+                     help=f"games of seeded random play per table size, invariants after every move (default "
+                          f"{GAMES_PER_TABLE}; 0: none)")
+    chk.add_argument("--seed", type=int, default=PLAY_SEED, help=f"the random play's seed (default {PLAY_SEED})")
     chk.add_argument("--failures", default=".", metavar="DIR",
                      help="where a round random play failed in is written as a scenario file (default: the "
                           "current folder)")
@@ -679,10 +681,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     dif = _verb(verbs, "diff", "every class of situations two variants, or two versions of the spec, decide "
                                "differently (Z3)")
-    dif.add_argument("a", nargs="?", help="a variant, e.g. fr")
-    dif.add_argument("b", nargs="?", help="another variant, e.g. de")
-    dif.add_argument("--old", metavar="DIR", help="the spec folder before a change")
-    dif.add_argument("--new", metavar="DIR", help="the spec folder after it")
+    _two_sides(dif, "a variant, e.g. fr")
     dif.add_argument("--variant", help="with --old/--new: the variant to compare (default: all)")
     dif.add_argument("--scenarios", action="append", metavar="DIR",
                      help="with --old/--new: scenario files whose outcome to compare (repeatable)")
@@ -713,6 +712,14 @@ def _parallel(parser) -> None:
     parser.add_argument("--ray", metavar="ADDRESS",
                         help="play on the Ray cluster at ADDRESS instead ('auto': the cluster Ray finds, or one "
                              "started on this machine); needs pip install 'baobei[cluster]'")
+
+
+def _two_sides(parser, first_help: str) -> None:
+    """What a comparison compares: two variants, or two versions of the spec folder."""
+    parser.add_argument("a", nargs="?", help=first_help)
+    parser.add_argument("b", nargs="?", help="another variant, e.g. de")
+    parser.add_argument("--old", metavar="DIR", help="the spec folder before a change")
+    parser.add_argument("--new", metavar="DIR", help="the spec folder after it")
 
 
 def _solver_options(parser) -> None:

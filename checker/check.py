@@ -405,7 +405,7 @@ def add_proofs(report: Report, spec: Spec, proofs: list) -> None:
         report.invariants.append((name, status, str(decl.loc)))
     for (name, what, status), found in failures.items():
         tables = ", ".join(str(players) for players in sorted({players for players, _ in found}))
-        players, first = found[0]
+        first = found[0][1]
         others = f"; and {len(found) - 1} more place(s)" if len(found) > 1 else ""
         rules = [RuleInfo.of(spec.invariants[name])] if name else []
         subject = f"invariant {name}" if name else what

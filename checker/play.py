@@ -10,9 +10,6 @@ from pathlib import Path
 
 from .check import Finding, Report, RuleInfo
 
-GAMES_PER_TABLE = 6
-DEFAULT_SEED = 1
-
 
 def play_pass(report: Report, rules, max_players: int, games: int, seed: int, failures: str | Path) -> None:
     """Plays `games` games at 2 to max_players players from `seed`; adds its findings."""
