@@ -70,6 +70,7 @@ def substitution(s: Situation, rnd: Round, move: Move | None = None, ctx: Ctx | 
                 "discard_size": len(rnd.discard), "under_size": len(rnd.under), "threshold": rnd.threshold,
                 "edition_deal": rnd.edition_deal}
     pairs += [(s.ints[name], z3.IntVal(value)) for name, value in concrete.items()]
+    pairs.append((s.top, z3.IntVal(card(rnd.discard[-1].kind) if rnd.discard else NONE)))
     pairs.append((s.tiebreak, z3.BoolVal(rnd.tiebreak)))
     for name, decl in s.spec.vars.items():
         pairs += _value(s.vars[name], rnd.vars[name], decl.type, ix, player, card)

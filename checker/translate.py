@@ -73,7 +73,7 @@ class Translator:
     def global_(self, name: str):
         s = self.s
         simple = {"active": s.active, "actor": s.actor, "user": s.user, "chosen": s.chosen, "power": s.power,
-                  "tiebreak": s.tiebreak, "lot": s.lot}
+                  "tiebreak": s.tiebreak, "lot": s.lot, "discard_top": s.top}
         if name in simple:
             return simple[name]
         if name in s.ints:

@@ -34,6 +34,7 @@ GLOBALS: dict[str, tuple[Type, str]] = {
     "sequence": (INT, "sequences of powers resolved this round"),
     "deck_size": (INT, "cards in the draw pile"),
     "discard_size": (INT, "cards face up on the discard"),
+    "discard_top": (CARD, "the card face up on top of the discard (none when it is empty)"),
     "under_size": (INT, "cards face down under the discard"),
     "threshold": (INT, "the edition's end-of-game threshold for this table"),
     "edition_deal": (INT, "the edition's deal size for this table"),

@@ -78,6 +78,7 @@ STATE_GLOBALS = {
     "held": View("S.held_kinds()", none=False), "reference": View("S.ref", none=False),
     "turn": View("S.turn", none=False), "sequence": View("S.sequence", none=False),
     "deck_size": View("len(S.deck)", none=False), "discard_size": View("len(S.discard)", none=False),
+    "discard_top": View("(S.discard[-1].kind if S.discard else None)"),
     "under_size": View("len(S.under)", none=False), "threshold": View("S.threshold", none=False),
     "edition_deal": View("S.edition_deal", none=False), "tiebreak": View("S.tiebreak", none=False),
     "lot": View("S.lot"),
