@@ -20,6 +20,7 @@ HERE = Path(__file__).parent
 CODE = [HERE / f"{name}.py" for name in ("proofs", "induction", "execute", "symbolic", "translate", "witness")] + \
     [HERE.parent / "interpreter" / "moves.py"]
 _VERSION: list[str] = []
+RETRY_FACTOR = 3           # a query out of time gets once more three times the time
 
 
 @dataclass
@@ -105,16 +106,25 @@ def prove_table(spec, edition, bounds, players: int, timeout_ms: int) -> TablePr
     sessions: dict = {}        # id of a list of assertions -> (the list, a solver holding it)
 
     def solve(assertions, what, witness, base=()):
-        """The assertions on top of `base`, which stays in its solver for the next query on it (the
-        many small questions about one graph); without a base, a solver of its own (Z3 preprocesses
-        a query it sees whole: on the proofs' largest queries a kept solver took ten times longer)."""
+        """The assertions on top of `base`; a query out of time is asked once more with
+        RETRY_FACTOR times the time (a busy machine should not turn a proof into an unknown)."""
+        status, model = attempt(assertions, base, timeout_ms)
+        if status == "timeout":
+            status, model = attempt(assertions, base, timeout_ms * RETRY_FACTOR)
+        return ("unknown" if status == "timeout" else status), model
+
+    def attempt(assertions, base, limit_ms):
+        """`base` stays in its solver for the next query on it (the many small questions about one
+        graph); without a base, a solver of its own (Z3 preprocesses a query it sees whole: on the
+        proofs' largest queries a kept solver took ten times longer)."""
         queries[0] += 1
         if not base:
-            return _answer(new_solver(*assertions, timeout_ms=timeout_ms))
+            return _answer(new_solver(*assertions, timeout_ms=limit_ms))
         held = sessions.get(id(base))
         if held is None or held[0] is not base:
-            held = sessions[id(base)] = (base, new_solver(*base, timeout_ms=timeout_ms))
+            held = sessions[id(base)] = (base, new_solver(*base))
         solver = held[1]
+        solver.set("timeout", limit_ms)
         solver.push()
         try:
             assert_all(solver, assertions)
@@ -146,11 +156,14 @@ def _read_json(name: str):
 
 
 def _answer(solver):
+    """sat with its model, unsat, timeout (out of time: worth asking again) or unknown."""
     import z3
     result = solver.check()
     if result == z3.sat:
         return "sat", solver.model()
-    return ("unsat" if result == z3.unsat else "unknown"), None
+    if result == z3.unsat:
+        return "unsat", None
+    return ("timeout" if solver.reason_unknown() in ("timeout", "canceled") else "unknown"), None
 
 
 def prove_all(specs: list, bounds, timeout_ms: int, use_cache: bool = True, progress=None) -> list[list[TableProof]]:
