@@ -94,11 +94,11 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
     clauses = ask.clauses
     actor = clauses[0][0]
     if actor is not None and len(clauses) == 1:
-        return agents[actor.name].choose(rnd, actor, False)
+        return _chosen(ask, agents[actor.name].choose(rnd, actor, False))
     actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]
-        return agents[actor.name].choose(rnd, actor, may_decline=False)
+        return _chosen(ask, agents[actor.name].choose(rnd, actor, may_decline=False))
     for actor in actors:
         move = agents[actor.name].choose(rnd, actor, may_decline=True)
         if move is not None:
@@ -108,6 +108,13 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
             if kind in DECLINE_KINDS and ask.forms(actor, kind):
                 return Move(actor, kind)
     raise RuleRuntimeError(f"no player can move at {ask.label}")
+
+
+def _chosen(ask, move: Move | None) -> Move:
+    """The move an agent had to make; none at all (no rule allows it any move) is a stuck game."""
+    if move is None:
+        raise RuleRuntimeError(f"no player can move at {ask.label}")
+    return move
 
 
 def _actors_in_order(rnd: Round, ask) -> list:
@@ -125,7 +132,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
             clauses = ask.clauses
             actor = clauses[0][0]
             if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-                return agents[actor.name].choose(rnd, actor, False)
+                return _chosen(ask, agents[actor.name].choose(rnd, actor, False))
             return decide(rnd, agents, rng)
         return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND)
     moves = 0
@@ -133,7 +140,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
         clauses = rnd.pending.clauses
         actor = clauses[0][0]
         if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-            move = agents[actor.name].choose(rnd, actor, False)
+            move = _chosen(rnd.pending, agents[actor.name].choose(rnd, actor, False))
         else:
             move = decide(rnd, agents, rng)
         rnd.apply(move)
