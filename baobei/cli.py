@@ -232,9 +232,8 @@ def _workers(args) -> int:
 
 
 def _where(workers: int, ray: str | None) -> str:
-    if ray:
-        return f"on the Ray cluster {ray}"
-    return "in this process" if workers == 1 else f"on {workers} worker processes"
+    from baobei.interpreter.workers import where
+    return where(workers, ray)
 
 
 def cmd_balance(args) -> int:
@@ -369,6 +368,64 @@ def cmd_check(args) -> int:
             print(check_text(report, layers))
         print(f"{'all holds' if not failed else 'FINDINGS'}: {len(variants)} variant(s) checked in {seconds:.1f} s")
     return 1 if failed else 0
+
+
+def cmd_mutate(args) -> int:
+    import json
+    from baobei import mutate
+    from baobei.checker.proofs import prove_all, proved_everywhere
+    from baobei.checker.symbolic import Bounds
+    from baobei.dsl.loader import load_edition_for, load_spec
+    config = _config(args)
+    workers = _workers(args)
+    variant = args.variant or config.default_variant
+    # absolute: a worker may run in another folder (on a Ray node)
+    scenarios = tuple(str(Path(p).resolve()) for p in args.scenarios) if args.scenarios is not None else \
+        _project_tests(config, "scenarios")
+    games = tuple(str(Path(p).resolve()) for p in args.games) if args.games is not None else \
+        _project_tests(config, "games", "*.jsonl")
+    total = mutate.count_mutants(config, variant)
+    numbers = mutate.choose(total, args.sample, args.seed, args.mutant)
+    spec = load_spec(config, variant)
+    bounds = Bounds(args.players, args.slots)
+    shown = (sys.stderr.isatty() or args.progress) and not args.json
+    say = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if shown else None
+    if not args.json:
+        print(f"mutants of {variant}: {total}; judging {len(numbers)} (seed {args.seed}) against "
+              f"{_listed(scenarios)} scenario folder(s)/file(s) and {_listed(games)} recorded game file(s)", flush=True)
+    proofs = prove_all([(spec, load_edition_for(config, spec))], bounds, args.timeout, progress=say)[0]
+    options = mutate.Options(config, variant, scenarios, games, args.players, args.slots, args.timeout,
+                             tuple(proved_everywhere(spec, proofs)),
+                             str(Path(args.emit).resolve()) if args.emit else None, str(Path.cwd()))
+    report = mutate.run(options, numbers, total, workers, args.ray, progress=say)
+    if args.json:
+        print(json.dumps(mutate.as_json(report, args.seed, args.sample), indent=1))
+    else:
+        print("\n".join(mutate.text_lines(report, args.seed, args.sample)))
+    if args.min_score is not None and (report.score is None or 100 * report.score < args.min_score):
+        if not args.json:
+            print(f"score below --min-score {args.min_score:g}%")
+        return 1
+    return 0
+
+
+def _project_tests(config, folder: str, pattern: str | None = None) -> tuple[str, ...]:
+    """The project's own tests/<folder> (its files matching `pattern`), when it has one."""
+    base = Path(config.config_dir or Path.cwd()).resolve() / "tests" / folder
+    if not base.is_dir():
+        return ()
+    return (str(base),) if pattern is None else tuple(str(p) for p in sorted(base.glob(pattern)))
+
+
+def _listed(paths: tuple[str, ...]) -> str:
+    return f"{len(paths)} ({', '.join(_relative(p) for p in paths)})" if paths else "no"
+
+
+def _relative(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
 
 
 def _load(config, variant):
@@ -541,6 +598,8 @@ EXIT_CODES = {
     "report": "0 the report was written, 2 bad input",
     "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
     "diff": "0 no difference in behaviour, 1 a difference (or a query Z3 could not decide), 2 bad input",
+    "mutate": "0 the mutants were judged (and with --min-score: the score reaches it), 1 below --min-score, "
+              "2 bad input",
 }
 EXIT_HELP = "exit codes:\n" + "\n".join(f"  {verb:9} {text}" for verb, text in EXIT_CODES.items()) + \
     "\n  any       3 an internal error (a bug: please report it; BAOBEI_DEBUG=1 shows its traceback)"
@@ -693,6 +752,33 @@ def build_parser() -> argparse.ArgumentParser:
     _common(dif)
     dif.set_defaults(run=cmd_diff)
 
+    mut = _verb(verbs, "mutate", "which rule changes the tests notice: mutants of the spec judged by the "
+                                 "scenarios, recorded games and claims; the surviving ones with a witness")
+    mut.add_argument("--variant", help="the variant whose rules are mutated (default: the config's)")
+    mut.add_argument("--scenarios", action="append", metavar="DIR",
+                     help="scenario files or folders that judge the mutants (repeatable; default: the project's "
+                          "tests/scenarios)")
+    mut.add_argument("--games", action="append", metavar="FILE",
+                     help="recorded games (simulate --record) that judge them (repeatable; default: the "
+                          "project's tests/games/*.jsonl)")
+    mut.add_argument("--sample", type=int, metavar="N", help="judge a seeded sample of N mutants (default: all)")
+    mut.add_argument("--seed", type=int, default=1, metavar="S", help="the sample's seed (default 1)")
+    mut.add_argument("--mutant", type=int, action="append", metavar="NUMBER",
+                     help="judge this mutant only (repeatable; the numbers the report shows)")
+    mut.add_argument("--min-score", type=float, metavar="PERCENT",
+                     help="exit 1 when the score is below PERCENT (default: report only)")
+    mut.add_argument("--emit", metavar="DIR",
+                     help="write, for each surviving mutant, a scenario file that passes on the spec and fails "
+                          "on the mutant")
+    mut.add_argument("--json", action="store_true", help="print one JSON object")
+    mut.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    mut.add_argument("--workers", type=int, metavar="N", help="processes judging mutants side by side (default: "
+                                                              "every core)")
+    mut.add_argument("--ray", metavar="ADDRESS", help="judge them on the Ray cluster at ADDRESS instead")
+    _solver_options(mut, players=4)
+    _common(mut)
+    mut.set_defaults(run=cmd_mutate)
+
     lsp = verbs.add_parser("lsp", help="a language server for editors (stdio): diagnostics, hover, "
                                        "definitions, completion, formatting")
     lsp.set_defaults(run=cmd_lsp)
@@ -722,9 +808,9 @@ def _two_sides(parser, first_help: str) -> None:
     parser.add_argument("--new", metavar="DIR", help="the spec folder after it")
 
 
-def _solver_options(parser) -> None:
-    parser.add_argument("--players", type=int, default=6, choices=range(2, 7), metavar="N",
-                        help="largest table to reason about (default 6)")
+def _solver_options(parser, players: int = 6) -> None:
+    parser.add_argument("--players", type=int, default=players, choices=range(2, 7), metavar="N",
+                        help=f"largest table to reason about (default {players})")
     parser.add_argument("--slots", type=int, default=6, choices=range(2, 11), metavar="N",
                         help="most slots per player to reason about (default 6)")
     parser.add_argument("--timeout", type=int, default=20_000, metavar="MS",

@@ -154,14 +154,19 @@ class Differ:
         return self.report
 
     def _run_jobs(self, jobs: list, indexes: list[int]) -> tuple[dict, int, list]:
-        """Runs these jobs (in a worker); their differences by job, the queries, the unknowns."""
+        """Runs these jobs (in a worker, or here one half after the other); their differences by
+        job, the queries and the unknowns they added."""
         found = {}
+        queries, unknown = self.report.queries, len(self.report.unknown)
         for index in indexes:
             method, argument = jobs[index]
             before = len(self.report.differences)
             method() if argument is None else method(argument)
             found[index] = self.report.differences[before:]
-        return found, self.report.queries, self.report.unknown
+        added = self.report.unknown[unknown:]
+        del self.report.unknown[unknown:]
+        queries, self.report.queries = self.report.queries - queries, queries
+        return found, queries, added
 
     # -- one rule difference, one finding ------------------------------------------------------
     def group(self) -> list[Finding]:

@@ -28,6 +28,15 @@ def _child(sender, function, arguments) -> None:
 def in_forked_workers(function, argument_lists: list[tuple], on_done=None) -> list:
     """function(*arguments) for each argument list, each in its own forked process, as many
     at a time as there are cores; the results in order. `on_done(index, result)` as each ends."""
+    if multiprocessing.current_process().daemon:
+        # a pool's worker (baobei mutate judges mutants in one) may not start processes of its
+        # own: its jobs run here, one after another, each from the state the previous one left
+        results = []
+        for index, arguments in enumerate(argument_lists):
+            results.append(function(*arguments))
+            if on_done is not None:
+                on_done(index, results[-1])
+        return results
     context = multiprocessing.get_context("fork")
     cores = max(1, os.cpu_count() or 1)
     results: list = [None] * len(argument_lists)

@@ -112,44 +112,50 @@ def _outcome(scenario, rules: Rules) -> str:
 def emit_regressions(report: DiffReport, rules_old: Rules, rules_new: Rules, folder: Path) -> list[str]:
     """Witness scenarios of a version change: each passes under the old rules and fails under the
     new ones at the step that shows the change (run it with --spec NEW to see it)."""
+    return list(regression_scenarios(report, rules_old, rules_new, folder,
+                                     "# passes under the old rules; under the new ones it fails where they changed\n"))
+
+
+def regression_scenarios(report: DiffReport, rules_old: Rules, rules_new: Rules, folder: Path, header: str,
+                         name: str | None = None):
+    """For each difference found, the first of its classes the play search realizes, written to
+    `folder` (as `name`, or numbered by difference and class) and kept only when it passes under
+    the old rules and fails under the new ones: the paths, as they are written."""
     import copy
 
     from .scenarios import _dump, _slug, realize
     folder.mkdir(parents=True, exist_ok=True)
     old, new = copy.copy(rules_old), copy.copy(rules_new)
-    old.variant, new.variant = "old", "new"
-    written = []
+    old.variant, new.variant = report.a, report.b        # the sides' names, as the classes know them
     for number, finding in enumerate(report.findings, start=1):
         for index, item in enumerate(finding.classes, start=1):
             scenario = realize(item, old, new)
             if scenario is None:
                 continue
-            scenario = _only_old(scenario, rules_old.variant)
-            path = folder / f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml"
-            path.write_text("# passes under the old rules; under the new ones it fails where they changed\n" +
-                            _dump(scenario, item), encoding="utf-8")
+            scenario = _only_side(scenario, report.a, rules_old.variant)
+            path = folder / (name or f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml")
+            path.write_text(header + _dump(scenario, item), encoding="utf-8")
             loaded = load_scenario(path)
             if run_scenario(loaded, rules_old).passed and not run_scenario(loaded, rules_new).passed:
-                written.append(str(path))
+                yield str(path)
                 break
             path.unlink()
-    return written
 
 
-def _only_old(scenario: dict, variant: str) -> dict:
-    """The scenario as the old rules play it, for the variant both versions share."""
+def _only_side(scenario: dict, side: str, variant: str) -> dict:
+    """The scenario as one side (the old rules) plays it, for the variant both sides share."""
     steps = []
     for step in scenario["steps"]:
         scoped = step.pop("variants", None)
         checks = step.pop("then_variants", None)
-        if scoped is not None and "old" not in scoped:
+        if scoped is not None and side not in scoped:
             continue
-        if checks and "old" in checks:
-            step["then"] = checks["old"]
+        if checks and side in checks:
+            step["then"] = checks[side]
         steps.append(step)
     expect = scenario.pop("expect_variants", None)
-    if expect and "old" in expect:
-        scenario["expect"] = expect["old"]
+    if expect and side in expect:
+        scenario["expect"] = expect[side]
     scenario["steps"] = steps
     scenario["variants"] = [variant]
     return scenario

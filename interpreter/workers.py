@@ -26,6 +26,13 @@ def cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def where(workers: int, ray: str | None) -> str:
+    """Where jobs run, as a report says it."""
+    if ray:
+        return f"on the Ray cluster {ray}"
+    return "in this process" if workers == 1 else f"on {workers} worker processes"
+
+
 def remember(rules: Rules) -> None:
     """This process already holds these rules: jobs played here use them as they are."""
     _RULES[pickle.dumps(rules.source)] = rules
