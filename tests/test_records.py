@@ -3,6 +3,9 @@ a change of the rules is caught at the first move it changes. Regenerate the cor
 intended rule change with:
     baobei simulate --variant fr --players 3 --games 8 --seed 2026 --agents memory,random,memory \\
         --record tests/games/fr.jsonl        (and the same for de)
+and the other table sizes (one game each, so that every deal size is played; see baobei mutate):
+    for p in 2 4 5 6; do baobei simulate --variant fr --players $p --games 1 --seed 2026 \\
+        --agents memory,random --record /tmp/fr-$p.jsonl; done; cat /tmp/fr-?.jsonl > tests/games/fr-tables.jsonl
 """
 from __future__ import annotations
 
@@ -27,6 +30,14 @@ def test_the_recorded_corpus_replays_identically(config, variant):
     report = replay_file(load_rules(config, variant), path)
     assert report.divergences == []
     assert report.moves == sum(len(r["moves"]) for g in games for r in g["rounds"])
+
+
+@pytest.mark.parametrize("variant", ["fr", "de"])
+def test_the_games_at_every_other_table_size_replay_identically(config, variant):
+    path = ROOT / "tests" / "games" / f"{variant}-tables.jsonl"
+    games = read_games(path)
+    assert sorted(len(g["rounds"][0]["players"]) for g in games) == [2, 4, 5, 6]
+    assert replay_file(load_rules(config, variant), path).divergences == []
 
 
 def test_a_record_holds_seed_edition_version_moves_and_what_they_revealed(config, tmp_path):
