@@ -371,6 +371,39 @@ def cmd_check(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_rulebook(args) -> int:
+    from baobei.dsl.errors import shown_path
+    config = _config(args)
+    if args.coverage:
+        return _rulebook_coverage(config)
+    from baobei.rulebook import build_document, compare, phrasebook_for, write
+    variants = args.variant.split(",") if args.variant else _variants(config, "all")
+    if args.compare:
+        from baobei.dsl.loader import load_spec
+        load_spec(config, args.compare)           # a misspelt variant fails before any document
+    book = phrasebook_for(config)
+    for variant in variants:
+        document = build_document(config, variant, book)
+        if args.compare and args.compare != variant:
+            print(f"comparing {variant} with {args.compare} (baobei diff; cached after the first time)", flush=True)
+            compare(document, config, args.compare)
+        path = write(document, Path(args.out), args.format)
+        missing = document.missing
+        print(f"{variant}: {len(document.entries())} declarations in {len(document.sections)} sections, "
+              f"{len(missing)} without a phrase -> {shown_path(path.resolve())}")
+        for note in missing:
+            print(f"  {note}")
+    return 0
+
+
+def _rulebook_coverage(config) -> int:
+    """Which passages of each rulebook are cited, explained, or neither (exit 1)."""
+    from baobei.coverage import coverage
+    found = coverage(config)
+    print("\n".join(found.lines()))
+    return 0 if found.ok else 1
+
+
 def _load(config, variant):
     from baobei.dsl.loader import load_edition_for, load_spec
     load_edition_for(config, load_spec(config, variant))
@@ -539,6 +572,8 @@ EXIT_CODES = {
     "why": "0 the move was explained (legal or refused), 2 bad input (a broken scenario, a step number out of "
            "range, a move that cannot be read)",
     "report": "0 the report was written, 2 bad input",
+    "rulebook": "0 the documents were written (with --coverage: every rulebook passage is cited or explained), "
+                "1 with --coverage: a passage neither cited nor explained, or a stale entry, 2 bad input",
     "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
     "diff": "0 no difference in behaviour, 1 a difference (or a query Z3 could not decide), 2 bad input",
 }
@@ -660,6 +695,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="most slots per player they reason about (default 6)")
     _common(rpt)
     rpt.set_defaults(run=cmd_report)
+
+    rbk = _verb(verbs, "rulebook", "the rules as a document to read: plain-English sentences from the syntax "
+                                   "trees, citations, house rules marked; --coverage: which rulebook passages "
+                                   "the spec cites")
+    rbk.add_argument("--variant", help="comma-separated variants (default: every variant)")
+    rbk.add_argument("--format", choices=("html", "md"), default="html")
+    rbk.add_argument("--out", default="rulebook", metavar="DIR", help="where to write it (default: ./rulebook)")
+    rbk.add_argument("--compare", metavar="Y", help="mark every declaration that differs from variant Y, with "
+                                                    "the differences baobei diff finds")
+    rbk.add_argument("--coverage", action="store_true",
+                     help="count each rulebook's passages cited, explained (spec/rulebooks/uncited.yaml) and "
+                          "unaccounted; write no document")
+    _common(rbk)
+    rbk.set_defaults(run=cmd_rulebook)
 
     chk = _verb(verbs, "check", "prove the claims and invariants; find overlaps, gaps and dead rules (Z3)")
     chk.add_argument("--variant", help="fr, de or all (default: all)")
