@@ -342,6 +342,8 @@ def cmd_check(args) -> int:
     for variant in variants:  # load every spec first: bad input fails before any proof starts
         spec = load_spec(config, variant)
         specs.append((spec, load_edition_for(config, spec)))
+    from baobei.coverage import coverage
+    passages = coverage(config)     # text only, no Z3: a broken uncited file fails here too, before any proof
     if not args.json:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
@@ -352,7 +354,7 @@ def cmd_check(args) -> int:
     results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)])
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  or any(status != "proved" for _, status, _ in report.invariants)
-                 for report, _ in results)
+                 for report, _ in results) or not passages.ok
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "rules": config.as_json(), "seed": args.seed,
@@ -363,10 +365,14 @@ def cmd_check(args) -> int:
              "proofs": report.proofs, "play": report.play,
              "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
              "readings": [r.__dict__ for r in report.readings],
-             "findings": [f.as_json() for f in report.findings]} for report, layers in results]}, indent=1))
+             "findings": [f.as_json() for f in report.findings]} for report, layers in results],
+            "rulebooks": passages.as_json()}, indent=1))
     else:
         for report, layers in results:
             print(check_text(report, layers))
+        # every rulebook passage is cited by a rule or a scenario, or explained (spec/rulebooks/uncited.yaml)
+        print("rulebook coverage (baobei rulebook --coverage):")
+        print("\n".join(f"  {line}" for line in passages.lines()))
         print(f"{'all holds' if not failed else 'FINDINGS'}: {len(variants)} variant(s) checked in {seconds:.1f} s")
     return 1 if failed else 0
 
@@ -574,7 +580,8 @@ EXIT_CODES = {
     "report": "0 the report was written, 2 bad input",
     "rulebook": "0 the documents were written (with --coverage: every rulebook passage is cited or explained), "
                 "1 with --coverage: a passage neither cited nor explained, or a stale entry, 2 bad input",
-    "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
+    "check": "0 all holds (every claim proved, no finding, every rulebook passage cited or explained), 1 a finding "
+             "or an undecided query, 2 bad input",
     "diff": "0 no difference in behaviour, 1 a difference (or a query Z3 could not decide), 2 bad input",
 }
 EXIT_HELP = "exit codes:\n" + "\n".join(f"  {verb:9} {text}" for verb, text in EXIT_CODES.items()) + \
