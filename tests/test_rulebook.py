@@ -201,7 +201,17 @@ def test_a_passage_is_one_line_and_a_quotation_covers_every_line_it_spans(tmp_pa
 def test_scenario_citations_count(config):
     found = {b.book.name: b for b in coverage(config).books}["de"]
     passage = next(p for p in found.book.passages if p.text.startswith("• Eine Karte entfernen: Ihr Platz"))
-    assert passage.cited_by and all(who.startswith("scenario tests/scenarios/") for who in passage.cited_by)
+    assert any(who.startswith("scenario tests/scenarios/turn/") for who in passage.cited_by)
+    assert any(who.startswith("procedure pluck_succeeds (spec/core/pluck.bao:") for who in passage.cited_by)
+
+
+def test_the_spec_alone_accounts_for_every_passage(tmp_path):
+    """A project without the scenario files (a copy of the spec, the packaged spec) is complete too."""
+    shutil.copytree(SPEC, tmp_path / "spec", ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    (tmp_path / "baobei.yaml").write_text("layers: [core, fr]\n", encoding="utf-8")
+    found = coverage(load_config(cwd=tmp_path))
+    assert found.ok and all(not who.startswith("scenario") for b in found.books for p in b.book.passages
+                            for who in p.cited_by)
 
 
 def test_coverage_command_prints_the_figures(capsys):
