@@ -549,7 +549,8 @@ def cmd_report(args) -> int:
                  _agent_names(args.agents),
                  progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots),
                  balance_games=args.balance_games)
-    print(f"report written to {path}")
+    from baobei.dsl.errors import shown_path
+    print(f"report written to {shown_path(path.resolve())}")
     return 0
 
 

@@ -76,6 +76,14 @@ def test_the_rulebook_renders_in_chromium(variant, tmp_path, capsys):
     check_in_browser(page, tmp_path, sections)
 
 
+def test_the_report_renders_in_chromium(tmp_path, capsys):
+    out = tmp_path / "report"
+    assert main(["report", "--games", "4", "--players", "2", "--seed", "5", "--out", str(out), "--balance-games", "4",
+                 "--check-players", "2", "--check-slots", "4"]) == 0
+    capsys.readouterr()
+    check_in_browser(out / "report.html", tmp_path, 0)
+
+
 def test_the_check_finds_external_references():
     assert external_references('<a href="#x">x</a><img src="data:image/png;base64,AA">') == []
     assert external_references('<img src="plot.png"><a href="https://example.org">') == ["plot.png",
