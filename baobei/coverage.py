@@ -18,17 +18,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baobei.dsl.errors import ConfigError, Loc, shown_path
+from baobei.dsl.errors import Loc, RulebookError, shown_path
 
 UNCITED_NAME = "uncited.yaml"
 # a citation in a scenario file's comments: `# source: fr "..." / de "..."`
 _SCENARIO_SOURCE = re.compile(r'\b([a-z]{2})\s+"([^"]+)"')
-
-
-class UncitedError(ConfigError):
-    """A broken uncited file or phrasebook: shown with its file:line:col, exit 2."""
-
-    code = "E320"
 
 
 def normalise(text: str) -> str:
@@ -107,7 +101,7 @@ class BookCoverage:
 
     def line(self) -> str:
         total = len(self.book.passages)
-        return (f"{self.book.name}: {total} passages, {len(self.covered)} cited, {len(self.explained)} explained, "
+        return (f"{self.book.name}: {total} passages, {len(self.covered)} covered, {len(self.explained)} explained, "
                 f"{len(self.unaccounted)} unaccounted ({self.percent:.1f}% accounted for)")
 
 
@@ -130,7 +124,7 @@ class Coverage:
         return lines
 
     def as_json(self) -> dict:
-        return {b.book.name: {"passages": len(b.book.passages), "cited": len(b.covered),
+        return {b.book.name: {"passages": len(b.book.passages), "covered": len(b.covered),
                               "explained": len(b.explained), "unaccounted": [p.where for p in b.unaccounted],
                               "stale": [str(e.loc) for e, _ in b.stale], "percent": round(b.percent, 1)}
                 for b in self.books}
@@ -153,25 +147,25 @@ def read_uncited(path: Path, books: dict[str, Book]) -> list[Entry]:
     from baobei.dsl.yamlfile import read_yaml
     if not path.is_file():
         return []
-    doc = read_yaml(path, UncitedError)
+    doc = read_yaml(path, RulebookError)
     data = doc.data or {}
     if not isinstance(data, dict):
-        raise UncitedError("the uncited file maps a rulebook (fr, de, ...) to a list of "
+        raise RulebookError("the uncited file maps a rulebook (fr, de, ...) to a list of "
                            "{passage: ..., why: ...}", Loc(str(path), 1, 1))
     entries = []
     for book, items in data.items():
         if book not in books:
-            raise UncitedError(f"'{book}': no rulebook of that name (known: {', '.join(sorted(books))})",
+            raise RulebookError(f"'{book}': no rulebook of that name (known: {', '.join(sorted(books))})",
                                doc.loc(book))
         if not isinstance(items, list):
-            raise UncitedError(f"'{book}' lists its uncited passages: - {{passage: ..., why: ...}}", doc.loc(book))
+            raise RulebookError(f"'{book}' lists its uncited passages: - {{passage: ..., why: ...}}", doc.loc(book))
         for index, item in enumerate(items):
             if not isinstance(item, dict) or set(item) != {"passage", "why"}:
-                raise UncitedError("an entry has exactly two keys: passage (a substring of the passage) and "
+                raise RulebookError("an entry has exactly two keys: passage (a substring of the passage) and "
                                    "why (the reason it holds no rule)", doc.loc(book, index))
             for key in ("passage", "why"):
                 if not isinstance(item[key], str) or not item[key].strip():
-                    raise UncitedError(f"'{key}' is a non-empty text", doc.loc(book, index, key))
+                    raise RulebookError(f"'{key}' is a non-empty text", doc.loc(book, index, key))
             entries.append(Entry(book, item["passage"], item["why"], doc.loc(book, index, "passage")))
     return entries
 
@@ -228,16 +222,16 @@ def coverage(config) -> Coverage:
         wanted = normalise(entry.passage)
         matches = [p for p in books[entry.book].passages if wanted in p.text]
         if not matches:
-            raise UncitedError(f"this passage is not in the {entry.book} rulebook "
+            raise RulebookError(f"this passage is not in the {entry.book} rulebook "
                                f"({shown_path(books[entry.book].path)}); remove the entry or quote it exactly",
                                entry.loc)
         if len(matches) > 1:
             lines = ", ".join(str(p.line) for p in matches)
-            raise UncitedError(f"this text is in {len(matches)} passages (lines {lines}); quote more of the one "
+            raise RulebookError(f"this text is in {len(matches)} passages (lines {lines}); quote more of the one "
                                f"meant", entry.loc)
         passage = matches[0]
         if passage.reason is not None:
-            raise UncitedError(f"passage {passage.where} is listed twice", entry.loc)
+            raise RulebookError(f"passage {passage.where} is listed twice", entry.loc)
         passage.reason = entry.why
         if passage.cited_by:
             result[entry.book].stale.append(

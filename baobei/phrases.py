@@ -42,27 +42,27 @@ class Phrasebook:
 
 def load_phrasebook(paths: list[Path]) -> Phrasebook:
     """The phrasebooks in order, a later one adding phrases and overriding earlier ones."""
-    from baobei.coverage import UncitedError
+    from baobei.dsl.errors import RulebookError
     from baobei.dsl.yamlfile import read_yaml
     book = Phrasebook()
     for path in paths:
-        doc = read_yaml(path, UncitedError)
+        doc = read_yaml(path, RulebookError)
         data = doc.data or {}
         if not isinstance(data, dict):
-            raise UncitedError(f"a phrasebook maps sections ({', '.join(SECTIONS)}) to phrases", Loc(str(path), 1, 1))
+            raise RulebookError(f"a phrasebook maps sections ({', '.join(SECTIONS)}) to phrases", Loc(str(path), 1, 1))
         for section, phrases in data.items():
             if section not in SECTIONS:
-                raise UncitedError(f"unknown phrasebook section '{section}'; known: {', '.join(SECTIONS)}",
+                raise RulebookError(f"unknown phrasebook section '{section}'; known: {', '.join(SECTIONS)}",
                                    doc.loc(section))
             if not isinstance(phrases, dict):
-                raise UncitedError(f"'{section}' maps names to phrases", doc.loc(section))
+                raise RulebookError(f"'{section}' maps names to phrases", doc.loc(section))
             for key, phrase in phrases.items():
                 if not isinstance(key, (str, int)) or isinstance(key, bool):
                     # YAML reads on, off, yes, no unquoted as true or false
-                    raise UncitedError(f"the key {key!r} of '{section}' is not a name: quote it (\"on\")",
+                    raise RulebookError(f"the key {key!r} of '{section}' is not a name: quote it (\"on\")",
                                        doc.loc(section))
                 if not isinstance(phrase, str):
-                    raise UncitedError(f"the phrase for '{key}' is a text", doc.loc(section, key))
+                    raise RulebookError(f"the phrase for '{key}' is a text", doc.loc(section, key))
                 book.sections.setdefault(section, {})[str(key)] = phrase
         book.files.append(path)
     return book

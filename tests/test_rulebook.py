@@ -217,9 +217,9 @@ def test_the_spec_alone_accounts_for_every_passage(tmp_path):
 def test_coverage_command_prints_the_figures(capsys):
     code, out, _ = run_cli(capsys, "rulebook", "--coverage")
     assert code == 0
-    assert re.search(r"^fr: \d+ passages, \d+ cited, \d+ explained, 0 unaccounted \(100\.0% accounted for\)$", out,
+    assert re.search(r"^fr: \d+ passages, \d+ covered, \d+ explained, 0 unaccounted \(100\.0% accounted for\)$", out,
                      re.M)
-    assert re.search(r"^de: \d+ passages, \d+ cited, \d+ explained, 0 unaccounted", out, re.M)
+    assert re.search(r"^de: \d+ passages, \d+ covered, \d+ explained, 0 unaccounted", out, re.M)
 
 
 def test_an_unexplained_passage_fails_coverage_and_check(spec_copy, capsys):
