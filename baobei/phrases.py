@@ -68,6 +68,25 @@ def load_phrasebook(paths: list[Path]) -> Phrasebook:
     return book
 
 
+def _is_condition(e: ast.Expr) -> bool:
+    return isinstance(e, ast.Unary) and e.op == "not" or isinstance(e, ast.Binary) and e.op in _CONDITIONS
+
+
+def _needs_group(e: ast.Expr, op: str, left: bool) -> bool:
+    if isinstance(e, ast.IfExpr):
+        return True
+    if not isinstance(e, ast.Binary) and not isinstance(e, ast.Quant):
+        return False
+    if op == "and":
+        return isinstance(e, ast.Binary) and e.op in ("or", "implies")
+    if op == "or":
+        return isinstance(e, ast.Binary) and e.op == "implies"
+    if op == "implies":
+        return isinstance(e, ast.Binary) and e.op == "implies"
+    # a comparison or arithmetic: a condition or a sum inside it, or a quantifier it goes on after
+    return isinstance(e, ast.Binary) or isinstance(e, ast.Quant) and left
+
+
 def fill(phrase: str, *parts: str, **named: str) -> str:
     """A phrase with its {0}, {1}, ... and {name} parts filled in. str.format is not used on the
     phrase's other braces: a phrase is data, and only the slots it names are replaced."""
@@ -121,7 +140,9 @@ class Renderer:
             return self.joined([self.expr(item) for item in e.items], "set_join", "set_last")
         if isinstance(e, ast.Unary):
             phrase = self.phrase("operators", e.op, "operator")
-            return fill(phrase, self.expr(e.operand)) if phrase else self._dsl(dsl_expr(e))
+            grouped = isinstance(e.operand, ast.Binary) and e.operand.op in ("and", "or", "implies")
+            operand = self.group(e.operand) if grouped else self.expr(e.operand)
+            return fill(phrase, operand) if phrase else self._dsl(dsl_expr(e))
         if isinstance(e, ast.Binary):
             return self.binary(e)
         if isinstance(e, ast.Quant):
@@ -135,8 +156,9 @@ class Renderer:
             return fill(phrase, var=e.var, domain=domain, body=body)
         if isinstance(e, ast.IfExpr):
             phrase = self.phrase("operators", "if", "operator")
-            return fill(phrase, self.expr(e.cond), self.expr(e.then), self.expr(e.other)) if phrase \
-                else self._dsl(dsl_expr(e))
+            # an if inside the condition or the first branch is grouped: "(5 if ..., else 4) if ..., else ..."
+            parts = [self.group(x) if isinstance(x, ast.IfExpr) else self.expr(x) for x in (e.cond, e.then)]
+            return fill(phrase, *parts, self.expr(e.other)) if phrase else self._dsl(dsl_expr(e))
         return self._dsl(dsl_expr(e))
 
     def word(self, key: str, e: ast.Expr) -> str:
@@ -158,7 +180,10 @@ class Renderer:
             phrase = self.phrase("calls", e.name, "function")
             kind = e.args[0].name if e.args and isinstance(e.args[0], ast.Name) else ""
             return fill(phrase, self.move(kind)) if phrase else self._dsl(dsl_expr(e))
-        section = "decisions" if self.book.get("decisions", e.name) is not None else "calls"
+        # a decision read inside a condition takes its `calls` phrase when it has one ("p still plays a
+        # turn"), else what it decides ("the round score of p")
+        section = "calls" if self.book.get("calls", e.name) is not None or \
+            self.book.get("decisions", e.name) is None else "decisions"
         phrase = self.phrase(section, e.name, "function")
         if phrase is None:
             return self._dsl(dsl_expr(e))
@@ -173,10 +198,23 @@ class Renderer:
             if phrase is not None:
                 return fill(phrase, self.expr(e.left.obj), self.expr(e.right))
         op = "in_set" if e.op == "in" and isinstance(e.right, ast.SetLit) else e.op
+        if e.op in ("==", "!=") and _is_condition(e.left) and _is_condition(e.right):
+            op = "same_truth" if e.op == "==" else "different_truth"     # two conditions compared
         phrase = self.phrase("operators", op, "operator")
         if phrase is None:
             return self._dsl(dsl_expr(e))
-        return fill(phrase, self.expr(e.left), self.expr(e.right))
+        if op in ("same_truth", "different_truth"):     # the phrase itself says where each condition ends
+            return fill(phrase, self.expr(e.left), self.expr(e.right))
+        return fill(phrase, self.operand(e.left, e.op, left=True), self.operand(e.right, e.op, left=False))
+
+    def operand(self, e: ast.Expr, op: str, left: bool) -> str:
+        """An operand in the words' group ("({0})") where prose would read it otherwise: an `or` or an
+        `implies` inside an `and`, a condition inside a comparison, a count that a comparison continues."""
+        text = self.expr(e)
+        return fill(self.book.get("words", "group") or "({0})", text) if _needs_group(e, op, left) else text
+
+    def group(self, e: ast.Expr) -> str:
+        return fill(self.book.get("words", "group") or "({0})", self.expr(e))
 
     def joined(self, parts: list[str], join: str, last: str) -> str:
         if len(parts) <= 1:
