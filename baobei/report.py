@@ -1,7 +1,7 @@
 """`baobei report`: one document a rules author reads.
 
-The rules of each edition side by side with their citations; the differences with
-their witness tables; the claims and their status; simulation figures per edition
+The rules that differ between the editions side by side with their citations (the rules
+they share once); the differences with their witness tables; the claims and their status; simulation figures per edition
 with plots (matplotlib, PNG): round length, BAO calls and success, score
 distribution, first-player advantage, rounds ended by the second recycle; and a
 balance study of the first two variants (baobei/balance.py): each metric with its
