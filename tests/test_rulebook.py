@@ -14,7 +14,6 @@ import pytest
 
 from baobei.cli import main
 from baobei.coverage import coverage, read_book
-from baobei.dsl import ast
 from baobei.dsl.loader import load_config, load_spec
 from baobei.phrases import render
 from baobei.rulebook import build_document, phrasebook_for, to_html, to_markdown
