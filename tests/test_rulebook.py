@@ -269,3 +269,21 @@ def test_help_stays_fast_and_imports_nothing_heavy():
     done = subprocess.run([sys.executable, "-P", "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0 and done.stdout.strip().endswith("[]"), done.stdout + done.stderr
     assert "--compare Y" in done.stdout and "--coverage" in done.stdout
+
+
+def test_a_house_name_without_a_phrase_is_noted_until_the_house_phrasebook_has_one(house_project, capsys,
+                                                                                   monkeypatch):
+    monkeypatch.chdir(house_project)
+    edit(house_project / "house.bao", "  allow pass\n",
+         '  allow pass when generous\n\ndefine generous\n  assumed "house rule: we are generous"\n  = true\n')
+    code, out, _ = run_cli(capsys, "rulebook", "--variant", "house", "--out", "book", "--format", "md")
+    assert code == 0 and "house: " in out and "2 without a phrase" in out
+    assert "  rule pass.always: (no phrase for name 'generous')" in out
+    assert "  define generous: (no phrase for name 'generous')" in out
+    text = (house_project / "book" / "rulebook-house.md").read_text(encoding="utf-8")
+    assert "A player may say \"pass\", if `generous`." in text and "**(no phrase for name 'generous')**" in text
+    (house_project / "phrases.yaml").write_text('moves:\n  pass: say "pass"\nnames:\n  generous: we are generous\n',
+                                                encoding="utf-8")
+    code, out, _ = run_cli(capsys, "rulebook", "--variant", "house", "--out", "book", "--format", "md")
+    text = (house_project / "book" / "rulebook-house.md").read_text(encoding="utf-8")
+    assert code == 0 and "0 without a phrase" in out and 'A player may say "pass", if we are generous.' in text
