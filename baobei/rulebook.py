@@ -37,6 +37,7 @@ class Mark:
     other: Rendered | None = None       # the other variant's version, when it differs
     other_dsl: str = ""
     findings: list[int] = field(default_factory=list)   # numbers of diff's findings naming it
+    other_name: str = ""                # the other variant
 
 
 @dataclass
@@ -213,7 +214,7 @@ def compare(document: Document, config: Config, other: str) -> None:
         if there is None:
             entry.mark = Mark("only here")
         elif declaration(there) != declaration(decl):
-            entry.mark = Mark("differs", render(there, document.phrasebook), declaration_text(there))
+            entry.mark = Mark("differs", render(there, document.phrasebook), declaration_text(there), other_name=other)
         else:
             entry.mark = Mark("same")
         entry.mark.findings = named.get(decl.name, [])
@@ -308,7 +309,7 @@ def _rendered_html(rendered: Rendered) -> str:
     return text
 
 
-def _entry_html(entry: Entry, book: Phrasebook) -> str:
+def _entry_html(entry: Entry, book: Phrasebook, variant: str = "") -> str:
     decl = entry.decl
     origin_word = book.get("origins", entry.origin) or entry.origin
     level = book.get("levels", entry.label) or entry.label
@@ -326,8 +327,8 @@ def _entry_html(entry: Entry, book: Phrasebook) -> str:
             f"{_e(str(decl.loc))}{status}</div>")
     body = _rendered_html(entry.rendered)
     if mark and mark.state == "differs" and mark.other is not None:
-        body = (f"<div class=\"side\"><div><div class=\"head\">this variant</div>{body}</div>"
-                f"<div><div class=\"head\">the other variant</div>{_rendered_html(mark.other)}"
+        body = (f"<div class=\"side\"><div><div class=\"head\">{_e(variant)}</div>{body}</div>"
+                f"<div><div class=\"head\">{_e(mark.other_name)}</div>{_rendered_html(mark.other)}"
                 f"<details><summary>DSL there</summary><pre>{_e(mark.other_dsl)}</pre></details></div></div>")
     cites = "".join(f"<li><span class=\"lang\">{_e(label)}</span> {_e(text)}</li>"
                     for label, text in sources_by_language(decl))
@@ -364,7 +365,7 @@ def to_html(doc: Document) -> str:
                 if item.intro:
                     parts.append(f"<p class=\"intro\">{_e(item.intro)}</p>")
             else:
-                parts.append(_entry_html(item, book))
+                parts.append(_entry_html(item, book, doc.variant))
         parts.append("</section>")
     parts.append(_edition_html(doc.edition))
     if doc.comparison:
@@ -433,7 +434,7 @@ def _entry_md(entry: Entry, book: Phrasebook) -> list[str]:
     lines = [f"#### `{decl.name}` — {' · '.join(tags)} · {decl.layer} · {decl.loc}", ""]
     lines += _rendered_md(entry.rendered)
     if entry.mark and entry.mark.state == "differs" and entry.mark.other is not None:
-        lines += ["", "> The other variant: " + entry.mark.other.sentence, ">", "> ```",
+        lines += ["", f"> In {entry.mark.other_name}: " + entry.mark.other.sentence, ">", "> ```",
                   *[f"> {line}" for line in entry.mark.other_dsl.splitlines()], "> ```"]
     sources = sources_by_language(decl)
     if sources:

@@ -157,8 +157,8 @@ def test_compare_marks_the_double_pluck_rules_and_lists_diffs_findings(config, t
     own_draw = own_draw[:own_draw.index("\n####")]
     assert "**DIFFERS**" in own_draw and "**diff #" in own_draw
     # the other side's sentence, side by side: in de the targets may be anyone's
-    assert "> The other variant: A player may try a pluck, if the number of the named slots is 2" in own_draw
-    assert "belongs to the player" not in own_draw.split("> The other variant:")[1].split("\n")[0]
+    assert "> In de: A player may try a pluck, if the number of the named slots is 2" in own_draw
+    assert "belongs to the player" not in own_draw.split("> In de:")[1].split("\n")[0]
     assert "#### `power.movement_limit.same_player_same_sequence` — *rule* · *edition layer* · **ONLY HERE**" in text
     assert "### Only in de" in text and "#### `pluck.double.on_a_regular_discard`" in text
     # the differences as baobei diff prints them: classes, rules and witnesses
