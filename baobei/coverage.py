@@ -151,18 +151,18 @@ def read_uncited(path: Path, books: dict[str, Book]) -> list[Entry]:
     data = doc.data or {}
     if not isinstance(data, dict):
         raise RulebookError("the uncited file maps a rulebook (fr, de, ...) to a list of "
-                           "{passage: ..., why: ...}", Loc(str(path), 1, 1))
+                            "{passage: ..., why: ...}", Loc(str(path), 1, 1))
     entries = []
     for book, items in data.items():
         if book not in books:
             raise RulebookError(f"'{book}': no rulebook of that name (known: {', '.join(sorted(books))})",
-                               doc.loc(book))
+                                doc.loc(book))
         if not isinstance(items, list):
             raise RulebookError(f"'{book}' lists its uncited passages: - {{passage: ..., why: ...}}", doc.loc(book))
         for index, item in enumerate(items):
             if not isinstance(item, dict) or set(item) != {"passage", "why"}:
                 raise RulebookError("an entry has exactly two keys: passage (a substring of the passage) and "
-                                   "why (the reason it holds no rule)", doc.loc(book, index))
+                                    "why (the reason it holds no rule)", doc.loc(book, index))
             for key in ("passage", "why"):
                 if not isinstance(item[key], str) or not item[key].strip():
                     raise RulebookError(f"'{key}' is a non-empty text", doc.loc(book, index, key))
@@ -223,12 +223,12 @@ def coverage(config) -> Coverage:
         matches = [p for p in books[entry.book].passages if wanted in p.text]
         if not matches:
             raise RulebookError(f"this passage is not in the {entry.book} rulebook "
-                               f"({shown_path(books[entry.book].path)}); remove the entry or quote it exactly",
-                               entry.loc)
+                                f"({shown_path(books[entry.book].path)}); remove the entry or quote it exactly",
+                                entry.loc)
         if len(matches) > 1:
             lines = ", ".join(str(p.line) for p in matches)
             raise RulebookError(f"this text is in {len(matches)} passages (lines {lines}); quote more of the one "
-                               f"meant", entry.loc)
+                                f"meant", entry.loc)
         passage = matches[0]
         if passage.reason is not None:
             raise RulebookError(f"passage {passage.where} is listed twice", entry.loc)

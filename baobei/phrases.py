@@ -53,14 +53,14 @@ def load_phrasebook(paths: list[Path]) -> Phrasebook:
         for section, phrases in data.items():
             if section not in SECTIONS:
                 raise RulebookError(f"unknown phrasebook section '{section}'; known: {', '.join(SECTIONS)}",
-                                   doc.loc(section))
+                                    doc.loc(section))
             if not isinstance(phrases, dict):
                 raise RulebookError(f"'{section}' maps names to phrases", doc.loc(section))
             for key, phrase in phrases.items():
                 if not isinstance(key, (str, int)) or isinstance(key, bool):
                     # YAML reads on, off, yes, no unquoted as true or false
                     raise RulebookError(f"the key {key!r} of '{section}' is not a name: quote it (\"on\")",
-                                       doc.loc(section))
+                                        doc.loc(section))
                 if not isinstance(phrase, str):
                     raise RulebookError(f"the phrase for '{key}' is a text", doc.loc(section, key))
                 book.sections.setdefault(section, {})[str(key)] = phrase
