@@ -341,6 +341,8 @@ def cmd_check(args) -> int:
     for variant in variants:  # load every spec first: bad input fails before any proof starts
         spec = load_spec(config, variant)
         specs.append((spec, load_edition_for(config, spec)))
+    from baobei.coverage import coverage
+    passages = coverage(config)     # text only, no Z3: a broken uncited file fails here too, before any proof
     if not args.json:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
@@ -351,7 +353,7 @@ def cmd_check(args) -> int:
     results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)])
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  or any(status != "proved" for _, status, _ in report.invariants)
-                 for report, _ in results)
+                 for report, _ in results) or not passages.ok
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "rules": config.as_json(), "seed": args.seed,
@@ -362,10 +364,14 @@ def cmd_check(args) -> int:
              "proofs": report.proofs, "play": report.play,
              "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
              "readings": [r.__dict__ for r in report.readings],
-             "findings": [f.as_json() for f in report.findings]} for report, layers in results]}, indent=1))
+             "findings": [f.as_json() for f in report.findings]} for report, layers in results],
+            "rulebooks": passages.as_json()}, indent=1))
     else:
         for report, layers in results:
             print(check_text(report, layers))
+        # every rulebook passage is cited by a rule or a scenario, or explained (spec/rulebooks/uncited.yaml)
+        print("rulebook coverage (baobei rulebook --coverage):")
+        print("\n".join(f"  {line}" for line in passages.lines()))
         print(f"{'all holds' if not failed else 'FINDINGS'}: {len(variants)} variant(s) checked in {seconds:.1f} s")
     return 1 if failed else 0
 
@@ -426,6 +432,39 @@ def _relative(path: str) -> str:
         return str(Path(path).resolve().relative_to(Path.cwd()))
     except ValueError:
         return path
+
+
+def cmd_rulebook(args) -> int:
+    from baobei.dsl.errors import shown_path
+    config = _config(args)
+    if args.coverage:
+        return _rulebook_coverage(config)
+    from baobei.rulebook import build_document, compare, phrasebook_for, write
+    variants = args.variant.split(",") if args.variant else _variants(config, "all")
+    if args.compare:
+        from baobei.dsl.loader import load_spec
+        load_spec(config, args.compare)           # a misspelt variant fails before any document
+    book = phrasebook_for(config)
+    for variant in variants:
+        document = build_document(config, variant, book)
+        if args.compare and args.compare != variant:
+            print(f"comparing {variant} with {args.compare} (baobei diff; cached after the first time)", flush=True)
+            compare(document, config, args.compare)
+        path = write(document, Path(args.out), args.format)
+        missing = document.missing
+        print(f"{variant}: {len(document.entries())} declarations in {len(document.sections)} sections, "
+              f"{len(missing)} without a phrase -> {shown_path(path.resolve())}")
+        for note in missing:
+            print(f"  {note}")
+    return 0
+
+
+def _rulebook_coverage(config) -> int:
+    """Which passages of each rulebook are cited, explained, or neither (exit 1)."""
+    from baobei.coverage import coverage
+    found = coverage(config)
+    print("\n".join(found.lines()))
+    return 0 if found.ok else 1
 
 
 def _load(config, variant):
@@ -567,7 +606,8 @@ def cmd_report(args) -> int:
                  _agent_names(args.agents),
                  progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots),
                  balance_games=args.balance_games)
-    print(f"report written to {path}")
+    from baobei.dsl.errors import shown_path
+    print(f"report written to {shown_path(path.resolve())}")
     return 0
 
 
@@ -596,7 +636,10 @@ EXIT_CODES = {
     "why": "0 the move was explained (legal or refused), 2 bad input (a broken scenario, a step number out of "
            "range, a move that cannot be read)",
     "report": "0 the report was written, 2 bad input",
-    "check": "0 all holds (every claim proved, no finding), 1 a finding or an undecided query, 2 bad input",
+    "rulebook": "0 the documents were written (with --coverage: every rulebook passage is cited or explained), "
+                "1 with --coverage: a passage neither cited nor explained, or a stale entry, 2 bad input",
+    "check": "0 all holds (every claim proved, no finding, every rulebook passage cited or explained), 1 a finding "
+             "or an undecided query, 2 bad input",
     "diff": "0 no difference in behaviour, 1 a difference (or a query Z3 could not decide), 2 bad input",
     "mutate": "0 the mutants were judged (and with --min-score: the score reaches it), 1 below --min-score, "
               "2 bad input",
@@ -719,6 +762,20 @@ def build_parser() -> argparse.ArgumentParser:
                      help="most slots per player they reason about (default 6)")
     _common(rpt)
     rpt.set_defaults(run=cmd_report)
+
+    rbk = _verb(verbs, "rulebook", "the rules as a document to read: plain-English sentences from the syntax "
+                                   "trees, citations, house rules marked; --coverage: which rulebook passages "
+                                   "the spec cites")
+    rbk.add_argument("--variant", help="comma-separated variants (default: every variant)")
+    rbk.add_argument("--format", choices=("html", "md"), default="html")
+    rbk.add_argument("--out", default="rulebook", metavar="DIR", help="where to write it (default: ./rulebook)")
+    rbk.add_argument("--compare", metavar="Y", help="mark every declaration that differs from variant Y, with "
+                                                    "the differences baobei diff finds")
+    rbk.add_argument("--coverage", action="store_true",
+                     help="count each rulebook's passages cited, explained (spec/rulebooks/uncited.yaml) and "
+                          "unaccounted; write no document")
+    _common(rbk)
+    rbk.set_defaults(run=cmd_rulebook)
 
     chk = _verb(verbs, "check", "prove the claims and invariants; find overlaps, gaps and dead rules (Z3)")
     chk.add_argument("--variant", help="fr, de or all (default: all)")

@@ -1,7 +1,7 @@
 """`baobei report`: one document a rules author reads.
 
-The rules of each edition side by side with their citations; the differences with
-their witness tables; the claims and their status; simulation figures per edition
+The rules that differ between the editions side by side with their citations (the rules
+they share once); the differences with their witness tables; the claims and their status; simulation figures per edition
 with plots (matplotlib, PNG): round length, BAO calls and success, score
 distribution, first-player advantage, rounds ended by the second recycle; and a
 balance study of the first two variants (baobei/balance.py): each metric with its
@@ -151,10 +151,33 @@ def plots(figures: list[Figures], out: Path) -> dict[str, str]:
         axis.set_ylabel("share of rounds")
         axis.set_title("Rounds ended by the second recycle")
 
+    rounds = sum(f.rounds for f in figures)
+    games = ", ".join(f"{f.games} in {f.variant}" for f in figures)
+    # a plot with nothing to show is a sentence saying why (Document.sections shows it in its place)
+    empty = {
+        "round-length": None if rounds else f"No round was played ({games} games): no round length to plot.",
+        "bao": None if any(f.stats.bao_calls for f in figures) else
+        f"No player called BAO in the simulated games ({games} games, {rounds} rounds): no BAO calls or success "
+        f"rate to plot.",
+        "scores": None if any(f.scores for f in figures) else f"No round was scored ({games} games): no scores to plot.",
+        "first-player": None if any(f.games for f in figures) else "No game was played: no first-player share to plot.",
+        "second-recycle": None if any(f.final_phase for f in figures) else
+        "No simulated round ended by the second recycle (" + ", ".join(f"0 of {f.rounds} rounds in {f.variant}"
+                                                                        for f in figures) + "): nothing to plot.",
+    }
     for name, draw in (("round-length", round_length), ("bao", bao), ("scores", scores),
                        ("first-player", first_player), ("second-recycle", recycle)):
-        save(name, draw)
+        if empty[name]:
+            files[name] = Empty(empty[name])
+        else:
+            save(name, draw)
     return files
+
+
+@dataclass
+class Empty:
+    """A plot not drawn, and why: the document shows the sentence instead of an empty picture."""
+    why: str
 
 
 # ---- the balance study of the first two variants ----------------------------------------------------
@@ -193,12 +216,24 @@ def balance_plots(findings, out: Path) -> dict[str, str]:
         axis.invert_yaxis()
 
     shares = [row for row in compared if row.metric.kind == "share"]
-    means = [row for row in compared if row.metric.kind != "share"]
-    save("balance-rates", lambda axis: forest(axis, shares, lambda row: 100, "points"),
-         size=(7, 0.28 * len(shares) + 1.2))
-    save("balance-means", lambda axis: forest(axis, means, lambda row: 100 / abs(row.a.value) if row.a.value else 0,
-                                              "% of " + a), size=(7, 0.28 * len(means) + 1.2))
+    means = [row for row in compared if row.metric.kind != "share" and row.a.value]
+    if shares:
+        save("balance-rates", lambda axis: forest(axis, shares, lambda row: 100, "points"),
+             size=(7, 0.28 * len(shares) + 1.2))
+    else:
+        files["balance-rates"] = Empty(f"No rate could be compared in {findings.played} games per variant: nothing "
+                                       f"to plot.")
+    if means:
+        save("balance-means", lambda axis: forest(axis, means, lambda row: 100 / abs(row.a.value), "% of " + a),
+             size=(7, 0.28 * len(means) + 1.2))
+    else:
+        files["balance-means"] = Empty(f"No mean of {a} differs from zero in {findings.played} games per variant, "
+                                       f"so none can be shown as a share of it: nothing to plot.")
     distributions = [row for row in findings.rows if row.metric.kind == "distribution" and row.comparison is not None]
+    if not distributions:
+        files["balance-distributions"] = Empty(f"No distribution could be compared in {findings.played} games per "
+                                               f"variant: nothing to plot.")
+        return files
 
     def histograms(axis) -> None:
         axis.axis("off")
@@ -229,14 +264,34 @@ def balance_blocks(findings, images: dict) -> list:
               ("table", *metrics_table(findings))]
     sentences = notable(findings)
     blocks += [("p", line[0].upper() + line[1:] + ".") for line in sentences] or [("p", "No significant difference.")]
-    blocks += [("img", images[name], caption) for name, caption in BALANCE_IMAGES.items()]
+    blocks += [_figure(images[name], caption) for name, caption in BALANCE_IMAGES.items()]
     return blocks
+
+
+def _figure(image, caption: str) -> tuple:
+    """A plot, or the sentence saying why there is none."""
+    if isinstance(image, Empty):
+        return ("p", f"{caption}: {image.why}")
+    return ("img", image, caption)
 
 
 # ---- the document --------------------------------------------------------------------------------
 
-def rules_side_by_side(specs: dict) -> list[dict]:
-    """One row per rule name: its text and citations in each edition."""
+def project_path(loc, root: Path | None) -> str:
+    """A location as `file:line:col` relative to the project's folder (where baobei.yaml is), wherever the
+    report is written from: the same report from any folder."""
+    import os
+    text = str(loc.file)
+    if root is not None and os.path.isabs(text):
+        relative = os.path.relpath(text, root)
+        if not relative.startswith(".."):
+            text = relative
+    return f"{text}:{loc.line}:{loc.column}" if loc.line else text
+
+
+def rules_side_by_side(specs: dict, root: Path | None = None) -> list[dict]:
+    """One row per rule name: its text and citations in each edition, and whether every variant has the
+    same rule (the same text: shown once)."""
     names = []
     for spec in specs.values():
         for name in spec.rules:
@@ -253,7 +308,9 @@ def rules_side_by_side(specs: dict) -> list[dict]:
             cites = [f'{s.edition}: "{s.text}"' if isinstance(s, ast.Cite) else f'assumed: "{s.text}"'
                      for s in rule.sources]
             row["cells"][variant] = {"text": f"{rule.level_name} {rule_body(rule)}", "layer": rule.layer,
-                                     "loc": str(rule.loc), "cites": cites}
+                                     "loc": project_path(rule.loc, root), "cites": cites}
+        cells = list(row["cells"].values())
+        row["same"] = all(c is not None for c in cells) and len({(c["text"], c["loc"]) for c in cells}) == 1
         rows.append(row)
     return rows
 
@@ -277,7 +334,7 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
         images.update(balance_plots(balance, out))
     document = Document(variants, specs, editions, checks, differences, figures, images,
                         dict(games=games, players=players, seed=seed, agents=agents),
-                        time.perf_counter() - started, balance)
+                        time.perf_counter() - started, balance, config.config_dir or config.spec_dir.parent, out)
     path = out / ("report.html" if fmt == "html" else "report.md")
     path.write_text(document.html() if fmt == "html" else document.markdown(), encoding="utf-8")
     return path
@@ -295,6 +352,8 @@ class Document:
     settings: dict
     seconds: float
     balance: object = None       # the balance study's findings (two variants or more)
+    root: Path | None = None     # the project's folder: locations are shown relative to it
+    out: Path | None = None      # where the plots are: the HTML embeds them
 
     # each section as (heading, [blocks]); a block is ("p", text) ("table", header, rows) ("img", file, caption)
     def sections(self) -> list[tuple[str, list]]:
@@ -332,21 +391,32 @@ class Document:
                     "scores": "Score distribution", "first-player": "First-player advantage",
                     "second-recycle": "Rounds ended by the second recycle"}
         for name, caption in captions.items():
-            blocks.append(("img", self.images[name], caption))
+            blocks.append(_figure(self.images[name], caption))
         sections.append(("Simulation", blocks))
         if self.balance is not None:
             study = self.balance.study
             sections.append((f"Balance: {study.a.label} vs {study.b.label}", balance_blocks(self.balance, self.images)))
-        rows = []
-        for row in rules_side_by_side(self.specs):
-            cells = [row["name"]]
-            for variant in self.variants:
-                cell = row["cells"][variant]
-                cells.append("—" if cell is None else
-                             f"{cell['text']}\n[{cell['layer']}, {cell['loc']}]\n" + "\n".join(cell["cites"]))
-            rows.append(cells)
-        sections.append(("The rules side by side", [("table", ["rule"] + self.variants, rows)]))
+        sections.append(("The rules side by side", self._rule_blocks()))
         return sections
+
+    def _rule_blocks(self) -> list:
+        """The rules that differ between the variants side by side; those every variant shares once."""
+        def cell_text(cell) -> str:
+            return "—" if cell is None else f"{cell['text']}\n[{cell['layer']}, {cell['loc']}]\n" + "\n".join(cell["cites"])
+
+        rows = rules_side_by_side(self.specs, self.root)
+        differing = [[row["name"]] + [cell_text(row["cells"][v]) for v in self.variants] for row in rows
+                     if not row["same"]]
+        shared = [[row["name"], cell_text(row["cells"][self.variants[0]])] for row in rows if row["same"]]
+        if len(self.variants) == 1:
+            return [("table", ["rule", self.variants[0]], shared)]
+        return [("p", f"{len(differing)} rules differ between {', '.join(self.variants)} (present in one only, or "
+                      f"written differently): side by side. The {len(shared)} rules they share are shown once, "
+                      f"after them."),
+                ("h3", "Where they differ"),
+                ("table", ["rule"] + self.variants, differing),
+                ("h3", f"The same in {', '.join(self.variants)}"),
+                ("table", ["rule", "in every variant"], shared)]
 
     def _claim_rows(self) -> list[list[str]]:
         names = []
@@ -386,13 +456,20 @@ class Document:
                     lines.append("")
         return "\n".join(lines)
 
+    def _embedded(self, name: str) -> str:
+        """A plot as a data: URL, so that the HTML file is whole on its own (moved, mailed, opened offline)."""
+        import base64
+        data = (self.out / name).read_bytes() if self.out is not None else b""
+        return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
+
     def html(self) -> str:
         e = html.escape
-        parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'><title>BAO BEI rules report</title>",
+        parts = ["<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+                 "<meta name='viewport' content='width=device-width, initial-scale=1'><title>BAO BEI rules report</title>",
                  "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}"
                  "table{border-collapse:collapse;margin:1em 0;font-size:.9em}td,th{border:1px solid #ccc;"
                  "padding:.3em .5em;vertical-align:top;text-align:left}th{background:#f3f3f3}"
-                 "td{white-space:pre-wrap}img{max-width:48%;margin:.5em}figure{display:inline-block;"
+                 "td{white-space:pre-wrap;overflow-wrap:anywhere}table{table-layout:fixed;width:100%}img{max-width:48%;margin:.5em}figure{display:inline-block;"
                  "width:48%;margin:0}figcaption{font-size:.85em;color:#555}</style></head><body>"]
         for index, (heading, blocks) in enumerate(self.sections()):
             parts.append(f"<h{1 if index == 0 else 2}>{e(heading)}</h{1 if index == 0 else 2}>")
@@ -402,8 +479,8 @@ class Document:
                 elif block[0] == "h3":
                     parts.append(f"<h3>{e(block[1])}</h3>")
                 elif block[0] == "img":
-                    parts.append(f"<figure><img src='{e(block[1])}' alt='{e(block[2])}' style='max-width:100%'>"
-                                 f"<figcaption>{e(block[2])}</figcaption></figure>")
+                    parts.append(f"<figure><img src='{self._embedded(block[1])}' alt='{e(block[2])}' "
+                                 f"style='max-width:100%'><figcaption>{e(block[2])}</figcaption></figure>")
                 else:
                     _, header, rows = block
                     parts.append("<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in header) + "</tr>")

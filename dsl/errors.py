@@ -98,6 +98,12 @@ class ConfigError(BaobeiError):
     code = "E310"
 
 
+class RulebookError(BaobeiError):
+    """A broken uncited-passages file (spec/rulebooks/uncited.yaml) or phrasebook."""
+
+    code = "E320"
+
+
 class ScenarioError(BaobeiError):
     code = "E400"
 

@@ -16,7 +16,7 @@ from .model import Spec
 from .yamlfile import parse_yaml, read_yaml
 
 CONFIG_NAME = "baobei.yaml"
-CONFIG_KEYS = {"spec", "layers", "edition", "variants"}
+CONFIG_KEYS = {"spec", "layers", "edition", "variants", "phrasebook"}
 STANDARD_EDITION = Path("editions") / "standard.yaml"
 DEFAULT_LAYERS = ["core", "fr"]
 
@@ -37,6 +37,7 @@ class Config:
     variants: dict[str, list[str]] = field(default_factory=dict)
     config_path: Path | None = None        # the baobei.yaml read, if any
     spec_from: str = "packaged"            # why this spec folder: "--spec", "spec:", "beside", "packaged"
+    phrasebook: Path | None = None         # a house phrasebook over the spec's own (baobei rulebook)
 
     def edition_path(self) -> Path:
         return self.edition or self.spec_dir / STANDARD_EDITION
@@ -130,6 +131,11 @@ def load_config(config_path: str | None = None, spec: str | None = None, edition
         if not config.edition.is_file():
             raise ConfigError(f"'edition: {data['edition']}': no such file ({shown_path(config.edition)})",
                               doc.loc("edition"))
+    if "phrasebook" in data:
+        config.phrasebook = config_dir / data["phrasebook"]
+        if not config.phrasebook.is_file():
+            raise ConfigError(f"'phrasebook: {data['phrasebook']}': no such file ({shown_path(config.phrasebook)})",
+                              doc.loc("phrasebook"))
     if doc is not None:
         _check_layers_exist(config, data, doc, use_file_layers=layers is None)
     # the config's own layers are a variant named by their last layer (e.g. house)
@@ -155,7 +161,7 @@ def _check_config_types(data: dict, doc) -> None:
     if "layers" in data and not (isinstance(data["layers"], list) and data["layers"]
                                  and all(isinstance(x, str) for x in data["layers"])):
         raise ConfigError("'layers' is a list of layer names, e.g. [core, de, house]", doc.loc("layers"))
-    for key in ("spec", "edition"):
+    for key in ("spec", "edition", "phrasebook"):
         if key in data and not isinstance(data[key], str):
             raise ConfigError(f"'{key}' is a path", doc.loc(key))
     variants = data.get("variants")

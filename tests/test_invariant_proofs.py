@@ -66,7 +66,7 @@ def test_a_house_layer_that_breaks_an_inherited_invariant_gets_a_finding(house, 
     assert set(statuses.values()) == {"proved"}
     proof = [f for f in variant["findings"] if f["kind"] == "invariant"][0]
     assert proof["decision"] == "invariant pluck.double_only_after_own_draw"
-    assert proof["rules"][0]["loc"].endswith("spec/fr.bao:17:1")
+    assert proof["rules"][0]["loc"].endswith("spec/fr.bao:18:1")
     assert any(move.startswith("pluck at") for move in proof["witness"]["moves"])
     assert sum(len(cards) for cards in proof["witness"]["layouts"].values()) > 0
     # random play breaks it too, and leaves the round as a scenario that fails the same way

@@ -87,6 +87,9 @@ def test_a_rule_must_cite_its_rulebook(spec_copy):
     path = spec_copy / "core" / "pluck.bao"
     edit(path, '''  cite fr "Une carte de référence n'autorise qu'une seule tentative, réussie ou ratée."
   cite de "Pro Referenzkarte ist nur ein Versuch erlaubt, ob richtig oder falsch."
+  cite de "Mit dem Fehlversuch ist die einzige Möglichkeit für diese Referenz aufgebraucht"
+  cite de "Nur ein Versuch pro Referenzkarte, einfach oder doppelt."
+  cite fr "La tentative échouée met fin à la possibilité de Déplumage sur cette référence"
 ''', "")
     with pytest.raises(SpecNameError) as caught:
         load_spec(load_config(spec=str(spec_copy)), "fr")

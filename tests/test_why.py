@@ -29,7 +29,7 @@ def test_why_a_refused_move_names_every_rule_and_the_part_of_its_condition_that_
     assert "REFUSED by default pluck.only_with_a_reference (spec/core/pluck.bao:7:1)" in out
     assert 'fr: "Quand une carte vous sert de référence' in out
     assert "the rules of pluck, in the order they are tried (exceptions, then rules, then defaults):" in out
-    assert "7. rule pluck.on_a_regular_discard (spec/core/pluck.bao:17:1): does not apply" in out
+    assert "7. rule pluck.on_a_regular_discard (spec/core/pluck.bao:21:1): does not apply" in out
     assert "actor != active: fails (actor is Ana, active is Ana)" in out
     assert "reference.how in {discarded, replaced}: holds (reference.how is discarded)" in out
     assert "9. default pluck.only_with_a_reference (spec/core/pluck.bao:7:1): applies: refuses   <- decides" in out
@@ -38,7 +38,7 @@ def test_why_a_refused_move_names_every_rule_and_the_part_of_its_condition_that_
 def test_why_shows_the_level_that_settles_it_and_a_quantifiers_element(capsys):
     code, out, _ = why(capsys, ZERO_CARDS, "--step", 2, "--variant", "fr", "Ben: pluck Ana.1")
     assert code == 0
-    assert "REFUSED by exception pluck.a_card_to_give_for_each_opponent_card (spec/core/pluck.bao:39:1)" in out
+    assert "REFUSED by exception pluck.a_card_to_give_for_each_opponent_card (spec/core/pluck.bao:52:1)" in out
     assert ("exception pluck.a_card_to_give_for_each_opponent_card decides before rule pluck.on_a_regular_discard, "
             "which applies too (allows): an exception comes before a rule") in out
     _, out, _ = why(capsys, ZERO_CARDS, "--step", 2, "--variant", "fr", "Ben: pluck Ben.1")
@@ -48,7 +48,7 @@ def test_why_shows_the_level_that_settles_it_and_a_quantifiers_element(capsys):
 def test_why_a_legal_move_names_the_rules_that_allow_it_and_opens_a_definition(capsys):
     code, out, _ = why(capsys, NOT_ACTIVE, "--step", 2, "--variant", "de", "Cy: pluck Cy.2")
     assert code == 0
-    assert "LEGAL: allowed by rule pluck.on_a_regular_discard (spec/core/pluck.bao:17:1)" in out
+    assert "LEGAL: allowed by rule pluck.on_a_regular_discard (spec/core/pluck.bao:21:1)" in out
     assert 'de: "Wenn die aktive Person regulär eine Karte offen' in out
     path = SCENARIOS / "contract" / "pluck-defensive-own-draw-discard-order.yaml"
     _, out, _ = why(capsys, path, "--step", 2, "--variant", "fr", "Ana: add Ben")
@@ -157,9 +157,9 @@ def test_refused_by_fails_the_step_when_another_rule_refused_it_and_says_why(tmp
     code, out, _ = scenario(tmp_path, capsys, text)
     assert code == 1 and out.splitlines()[-1] == "0 passed, 2 failed"
     assert ("step 3 (Ben: pluck Ben.2): expected the move to be refused by pluck.one_attempt_per_reference, but: "
-            "refused by exception pluck.a_face_down_card (spec/core/pluck.bao:29:1): any t in targets: not "
+            "refused by exception pluck.a_face_down_card (spec/core/pluck.bao:40:1): any t in targets: not "
             "t.occupied holds (targets is [Ben.2]); exception pluck.one_attempt_per_reference "
-            "(spec/core/pluck.bao:24:1) does not apply: not reference.open fails (reference.open is true)") in out
+            "(spec/core/pluck.bao:32:1) does not apply: not reference.open fails (reference.open is true)") in out
 
 
 def test_refused_by_fails_a_step_refused_before_any_rule(tmp_path, capsys):
@@ -175,8 +175,8 @@ def test_allowed_by_fails_the_step_when_another_rule_allowed_it(tmp_path, capsys
     code, out, _ = scenario(tmp_path, capsys, text)
     assert code == 1
     assert ("step 4 (Ben: pluck Ben.1): expected the move to be allowed by pluck.on_own_draw, but: allowed by rule "
-            "pluck.on_a_regular_discard (spec/core/pluck.bao:17:1): ") in out
-    assert ("rule pluck.on_own_draw (spec/core/pluck.bao:12:1) does not apply: reference.how == drawn fails "
+            "pluck.on_a_regular_discard (spec/core/pluck.bao:21:1): ") in out
+    assert ("rule pluck.on_own_draw (spec/core/pluck.bao:13:1) does not apply: reference.how == drawn fails "
             "(reference.how is discarded); actor == reference.by fails (actor is Ben, reference.by is Ana)") in out
 
 
@@ -185,7 +185,7 @@ def test_a_step_the_rules_refuse_says_which_rule_and_what_it_read(tmp_path, caps
                          "  - Ben: pluck Ben.2\n")
     code, out, _ = scenario(tmp_path, capsys, text)
     assert code == 1 and ("step 3 (Ben: pluck Ben.2): refused by exception pluck.a_face_down_card "
-                          "(spec/core/pluck.bao:29:1): any t in targets: not t.occupied holds (targets is [Ben.2])") in out
+                          "(spec/core/pluck.bao:40:1): any t in targets: not t.occupied holds (targets is [Ben.2])") in out
 
 
 def test_a_step_accepted_against_its_expectation_says_which_rule_allowed_it(tmp_path, capsys):
@@ -193,7 +193,7 @@ def test_a_step_accepted_against_its_expectation_says_which_rule_allowed_it(tmp_
                          "  - Ben: pluck Ben.1\n    expect: illegal\n")
     code, out, _ = scenario(tmp_path, capsys, text)
     assert code == 1 and ("step 4 (Ben: pluck Ben.1): expected the move to be refused, but it was accepted: allowed "
-                          "by rule pluck.on_a_regular_discard (spec/core/pluck.bao:17:1): ") in out
+                          "by rule pluck.on_a_regular_discard (spec/core/pluck.bao:21:1): ") in out
 
 
 @pytest.mark.parametrize("change,words", [
