@@ -424,14 +424,8 @@ def _project_tests(config, folder: str, pattern: str | None = None) -> tuple[str
 
 
 def _listed(paths: tuple[str, ...]) -> str:
-    return f"{len(paths)} ({', '.join(_relative(p) for p in paths)})" if paths else "no"
-
-
-def _relative(path: str) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return path
+    from baobei.dsl.errors import shown_path
+    return f"{len(paths)} ({', '.join(shown_path(p) for p in paths)})" if paths else "no"
 
 
 def cmd_rulebook(args) -> int:

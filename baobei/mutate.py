@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from baobei.dsl import cache
-from baobei.dsl.errors import BaobeiError, ConfigError, Loc, RuleRuntimeError
+from baobei.dsl.errors import BaobeiError, ConfigError, Loc, RuleRuntimeError, shown_path
 from baobei.dsl.loader import Config, load_edition_for, load_spec
 from baobei.dsl.mutations import Mutation, apply_to_edition, apply_to_layers, mutations
 from baobei.interpreter.rules import Rules, load_rules
@@ -361,10 +361,7 @@ def _place(loc: Loc, cwd: str) -> str:
 
 def _shown(path: str | Path, cwd: str) -> str:
     """A path as the command's user reads it (a worker may run elsewhere: on a Ray node)."""
-    path = Path(path)
-    with contextlib.suppress(ValueError):
-        return str(path.resolve().relative_to(Path(cwd).resolve()))
-    return str(path)
+    return shown_path(Path(path).resolve(), cwd)
 
 
 # ---- the whole run ---------------------------------------------------------------------------

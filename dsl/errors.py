@@ -27,13 +27,14 @@ class Loc:
         return where
 
 
-def shown_path(path) -> str:
-    """Paths under the current folder are shown relative to it, others as they are."""
+def shown_path(path, cwd: str | None = None) -> str:
+    """Paths under the current folder (or `cwd`: where the command runs, for a worker that runs
+    elsewhere) are shown relative to it, others as they are."""
     import os
     path = str(path)
     if os.path.isabs(path):
         try:
-            relative = os.path.relpath(path)
+            relative = os.path.relpath(path, cwd)
         except ValueError:
             return path
         if not relative.startswith(".."):

@@ -119,7 +119,12 @@ def replay_game(rules: Rules, game: dict, number: int, on_step=None) -> tuple[in
     (round number, Step) sees every move as a step of the trace. A game recorded with its failure
     (simulate) ends at its failing move: its last round need not be over."""
     moves = 0
+    edition_deck = sorted(rules.deck())
     for index, recorded in enumerate(game["rounds"], start=1):
+        if sorted(recorded.get("deck", [])) != edition_deck:
+            return moves, Divergence(number, index, 0, "the deal", "the recorded deck is not this edition's deck "
+                                     f"({len(recorded.get('deck', []))} cards recorded, {len(edition_deck)} in the "
+                                     "edition, or other cards)")
         try:
             players = recorded["players"]
             first = players.index(recorded["first"])
@@ -161,6 +166,9 @@ def replay_game(rules: Rules, game: dict, number: int, on_step=None) -> tuple[in
             return moves, Divergence(number, index, len(recorded["moves"]), "the scores",
                                      f"the scores changed: {recorded['scores']} -> {scores}")
         following = game["rounds"][index] if index < len(game["rounds"]) else None
+        ended = _game_end(rnd, game, following)
+        if ended is not None:
+            return moves, Divergence(number, index, len(recorded["moves"]), "the end of the game", ended)
         if following is not None and not following.get("tiebreak"):
             first = rnd.program.decision("next_first")(rnd, Ctx())
             if first is None or first.name != following.get("first"):
@@ -168,6 +176,25 @@ def replay_game(rules: Rules, game: dict, number: int, on_step=None) -> tuple[in
                                          f"the next round's first player changed: {following.get('first')} -> "
                                          f"{first.name if first else None}")
     return moves, None
+
+
+def _game_end(rnd, game: dict, following: dict | None) -> str | None:
+    """How the spec's end of the game (game_over, winner: the edition's thresholds) now differs
+    from the record after this round, if it does."""
+    program, C = rnd.program, Ctx()
+    over = program.define("game_over")(rnd, C)
+    if following is not None:
+        if over and not following.get("tiebreak"):
+            return "the game is now over after this round; the record goes on"
+        if not over and following.get("tiebreak"):
+            return "the game now goes on after this round; the record plays a tie-break"
+        return None
+    if not over:
+        return "the game now goes on after its last recorded round"
+    winner = program.define("winner")(rnd, C)
+    if game.get("winner") is not None and (winner is None or winner.name != game["winner"]):
+        return f"the winner changed: {game['winner']} -> {winner.name if winner else 'none (a tie-break)'}"
+    return None
 
 
 def _shown(steps: StepRecorder | None, on_step, round_number: int, move_number: int) -> None:

@@ -79,3 +79,15 @@ def test_memory_agents_beat_random_agents(config):
     rules = load_rules(config, "fr")
     stats = simulate(rules, 2, 60, 5, ["memory", "random"])
     assert stats.wins.get("memory", 0) >= 50
+
+
+@pytest.mark.parametrize("old, new, problem", [
+    ("3: 100, 4: 100", "3: 60, 4: 100", "the end of the game"),                # a threshold
+    ("barn_owl: 4", "barn_owl: 3", "the recorded deck is not this edition's deck"),
+    ("6: 4}", "6: 5}", "its result changed"),                               # the deal at 6 players
+])
+def test_an_edition_change_shows_in_the_recorded_games(spec_copy, capsys, old, new, problem):
+    edit(spec_copy / "editions" / "standard.yaml", old, new)
+    games = ROOT / "tests" / "games" / ("fr.jsonl" if "6:" not in old else "fr-tables.jsonl")
+    assert main(["replay", str(games), "--spec", str(spec_copy)]) == 1
+    assert problem in capsys.readouterr().out
