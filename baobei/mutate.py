@@ -38,7 +38,6 @@ from baobei.dsl.errors import BaobeiError, ConfigError, Loc, RuleRuntimeError, s
 from baobei.dsl.loader import Config, load_edition_for, load_spec
 from baobei.dsl.mutations import Mutation, apply_to_edition, apply_to_layers, mutations
 from baobei.interpreter.rules import Rules, load_rules
-from baobei.checker.versions import game_replayed, scenario_outcome
 
 STATUSES = ("killed", "surviving", "equivalent", "stillborn")
 PLAY_GAMES = 6             # what `baobei check` plays, per table size
@@ -143,11 +142,37 @@ def _load_suite(options: Options) -> Suite:
     for path in scenario_files(list(options.scenarios)) if options.scenarios else []:
         scenario = load_scenario(path)
         if variant in scenario.variants:
-            scenarios.append((str(path), scenario, scenario_outcome(scenario, rules)))
+            scenarios.append((str(path), scenario, _outcome(scenario, rules)))
     games = [(path, number, game) for path in options.games
              for number, game in enumerate(read_games(path), start=1)
-             if game.get("variant") == variant and game_replayed(rules, game, number) is None]
+             if game.get("variant") == variant and _replayed(rules, game, number) is None]
     return Suite(layered, rules, mutations(layered, rules.edition), scenarios, games)
+
+
+def _outcome(scenario, rules: Rules) -> str:
+    from baobei.interpreter.scenario import run_scenario
+    try:
+        result = run_scenario(scenario, rules)
+    except BaobeiError as error:
+        return f"error: {error.message}"
+    except (_OutOfTime, RecursionError):
+        raise
+    except Exception as error:  # noqa: BLE001 - a mutant's rules may break the engine: the scenario notices
+        return f"error: {type(error).__name__}: {error}"
+    return "pass" if result.passed else "fail"
+
+
+def _replayed(rules: Rules, game: dict, number: int) -> str | None:
+    from baobei.interpreter.record import replay_game
+    try:
+        _, divergence = replay_game(rules, game, number)
+    except RuleRuntimeError as problem:
+        return f"the rules cannot go on: {problem.message}"
+    except (_OutOfTime, RecursionError):
+        raise
+    except Exception as error:  # noqa: BLE001 - a mutant's rules may break the engine: the game notices
+        return f"the rules cannot go on: {type(error).__name__}: {error}"
+    return None if divergence is None else f"round {divergence.round}, move {divergence.move}: {divergence.problem}"
 
 
 # ---- judging one mutant -----------------------------------------------------------------------
@@ -202,8 +227,8 @@ def mutant_rules(suite: Suite, mutation: Mutation) -> Rules:
     return Rules(base.variant, spec, program, base.edition, f"{base.version}+m{mutation.number}")
 
 
-class _OutOfTime(BaseException):
-    """Not an Exception: the outcome of a scenario or game never swallows it."""
+class _OutOfTime(Exception):
+    pass
 
 
 @contextlib.contextmanager
@@ -232,12 +257,12 @@ def _noticed_in_play(suite: Suite, mutant: Rules, cwd: str) -> str | None:
         with _time_limit(SECONDS_PER_MUTANT):
             for path, scenario, before in suite.scenarios:
                 doing = f"scenario {_shown(path, cwd)}"
-                after = scenario_outcome(scenario, mutant)
+                after = _outcome(scenario, mutant)
                 if after != before:
                     return f"scenario {_shown(path, cwd)} ({before} -> {after})"
             for path, number, game in suite.games:
                 doing = f"game {number} of {_shown(path, cwd)}"
-                problem = game_replayed(mutant, game, number)
+                problem = _replayed(mutant, game, number)
                 if problem is not None:
                     return f"game {number} of {_shown(path, cwd)} ({problem})"
     except _OutOfTime:
