@@ -186,7 +186,10 @@ class HistogramSums:
 
     def add(self, values: list[int]) -> None:
         self.games += 1
-        seen = sorted(Counter(values).items())
+        tally: dict[int, int] = {}      # (a plain dict: Counter's constructor costs more on a few values)
+        for value in values:
+            tally[value] = tally.get(value, 0) + 1
+        seen = sorted(tally.items())
         for index, (value, count) in enumerate(seen):
             self.counts[value] += count
             for other, other_count in seen[index:]:

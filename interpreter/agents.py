@@ -44,7 +44,7 @@ class RandomAgent(Agent):
         if may_decline:
             kinds = _undeclined(kinds)
         if "bao" in kinds and len(kinds) > 1:
-            kinds = [kind for kind in kinds if kind != "bao"]
+            kinds = _without_bao(kinds)
             if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves
@@ -58,6 +58,16 @@ def _undeclined(kinds: tuple) -> tuple:
     found = _UNDECLINED.get(kinds)
     if found is None:
         found = _UNDECLINED[kinds] = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
+    return found
+
+
+_WITHOUT_BAO: dict[tuple, tuple] = {}    # kinds -> the same without bao
+
+
+def _without_bao(kinds: tuple) -> tuple:
+    found = _WITHOUT_BAO.get(kinds)
+    if found is None:
+        found = _WITHOUT_BAO[kinds] = tuple(kind for kind in kinds if kind != "bao")
     return found
 
 

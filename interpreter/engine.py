@@ -46,6 +46,7 @@ class Round(State, Judge):
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
         self.last_fired: list[tuple] = []                 # (role, rule, rank) of the last resolution
+        self.fired_cards: list = []                       # every card whose power fired this round, in order
         self.decided: set[str] = set()                    # rules that decided a judged move or (strict) a trigger
         self.decided_log: list[str] = []                  # the same, in the order they decided
         self.initial_deck: list[str] = []                 # the draw pile before the deal (top first)
@@ -95,25 +96,27 @@ class Round(State, Judge):
         if self.trace is not None:
             self._waiting()
 
-    def play_trusted(self, next_move, on_move=None, limit: int = 0) -> int:
+    def play_trusted(self, next_move, on_move=None, limit: int = 0, watched=None) -> int:
         """Play to the end of the round the moves `next_move(ask)` gives, each one of the pending
-        decision's legal moves (so none is judged again); `on_move(round, move)` after each. The
-        number of moves played; more than `limit` (if given) is an error. This is apply's and
+        decision's legal moves (so none is judged again); `on_move(round, move)` after each (of the
+        kinds in `watched`, when given). The number of moves played; more than `limit` (if given)
+        is an error. This is apply's and
         _resume's work, written out in one loop: random play spends its time here."""
         moves = 0
         ask = self.pending
         send = self.root.send if ask is not None else None
+        trace, history = self.trace, self.history
         while ask is not None:
             move = next_move(ask)
             if self.shown:
                 self.shown = []
-            if self.trace is not None:   # a trace names the rule that allows every move, judged or not
+            if trace is not None:   # a trace names the rule that allows every move, judged or not
                 rule = self.deciding_rule(move)
-                self.trace(events.Judged(format_move(move), True, rule.name if rule else None))
-            self.history.append(move)
+                trace(events.Judged(format_move(move), True, rule.name if rule else None))
+            history.append(move)
             self.pending = None
-            if self.trace is not None:
-                self.trace(events.Played(format_move(move)))
+            if trace is not None:
+                trace(events.Played(format_move(move)))
             try:
                 ask = send(move)
                 while not ask.site.always and not ask.any_legal():
@@ -121,10 +124,10 @@ class Round(State, Judge):
             except StopIteration:
                 self.root = ask = None
             self.pending = ask
-            if ask is not None and self.trace is not None:
+            if ask is not None and trace is not None:
                 self._waiting()
             moves += 1
-            if on_move is not None:
+            if on_move is not None and (watched is None or move.kind in watched):
                 on_move(self, move)
             if limit and moves > limit:
                 raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
@@ -207,6 +210,7 @@ class Round(State, Judge):
             if card is not None and card.power is not None and user is not None:
                 fired.append(result)
                 resolution.append((role, rule.name, rank))
+                self.fired_cards.append(card)
         if len(fired) > 1:
             fired.sort(key=lambda item: item[2])
             for before, after in zip(fired, fired[1:]):

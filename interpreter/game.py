@@ -124,17 +124,19 @@ def _actors_in_order(rnd: Round, ask) -> list:
     return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 
-def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True) -> int:
+def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool = True, watched=None) -> int:
     """Play a round to its end. Agents choose among generated legal moves, so by default a
-    move is not judged a second time; `trusted=False` judges every move again."""
+    move is not judged a second time; `trusted=False` judges every move again. `on_move` is
+    called after every move, or only after those of the kinds in `watched` when given."""
     if trusted:
         def next_move(ask):
             clauses = ask.clauses
             actor = clauses[0][0]
             if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-                return _chosen(ask, agents[actor.name].choose(rnd, actor, False))
+                move = agents[actor.name].choose(rnd, actor, False)
+                return move if move is not None else _chosen(ask, move)
             return decide(rnd, agents, rng)
-        return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND)
+        return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
         clauses = rnd.pending.clauses
@@ -145,7 +147,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
             move = decide(rnd, agents, rng)
         rnd.apply(move)
         moves += 1
-        if on_move is not None:
+        if on_move is not None and (watched is None or move.kind in watched):
             on_move(rnd, move)
         if moves > MAX_MOVES_PER_ROUND:
             raise RuleRuntimeError(f"a round went on for {MAX_MOVES_PER_ROUND} moves without ending")
@@ -153,7 +155,7 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
 
 
 def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str], *, on_move=None,
-              on_round=None, on_round_start=None, trusted: bool = True) -> GameRecord:
+              on_round=None, on_round_start=None, trusted: bool = True, watched=None) -> GameRecord:
     from .agents import make_agent
     rng = Rng(seed)
     names = [f"P{i + 1}" for i in range(player_count)]
@@ -172,7 +174,7 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
             agent.new_round(rnd)
         if on_round_start is not None:
             on_round_start(rnd)
-        moves = play_round(rnd, agents, rng, on_move, trusted)
+        moves = play_round(rnd, agents, rng, on_move, trusted, watched)
         for player in rnd.players:
             totals[player.name] = player.v_total
         record.rounds.append(_round_record(rnd, moves))

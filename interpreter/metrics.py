@@ -4,13 +4,13 @@ This is the one module that reads a played game for figures: the GameRecord (rou
 turns, BAO calls and results, scores, totals, the winner) and, through play_game's
 hooks, what the record does not hold. When the engine changes, only this module needs
 checking against the game API (play_game, on_move, on_round, Round.players/vars/
-last_fired).
+fired_cards).
 
 What needs the spec's meaning is read from the rules' own outputs, never decided here:
 - whether a pluck succeeded: the spec's variable `pluck_success` after the pluck;
-- which card's power fired: each entry of the round's last resolution (`last_fired`)
-  names the role the spec fired, an expression over the round's variables such as
-  `played.card` or `removed1`; its value is the card whose power fired.
+- which card's power fired: the engine lists, per round, the card of every power its
+  triggers fired (`fired_cards`: the value of the role the spec fired, an expression over
+  the round's variables such as `played.card` or `removed1`).
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from .game import GameRecord, play_game
 from .rules import Rules
 
 PLUCK_SUCCESS = "pluck_success"    # the spec variable a pluck sets when it succeeds (spec/core/pluck.bao)
+WATCHED = frozenset({"pluck"})     # the moves the collector looks at as they are played
 
 
 @dataclass
@@ -44,19 +45,17 @@ class GameMetrics:
 
 def pluck_kind(move) -> str:
     """A pluck attempt by its shape: one or two targets, own cards only or an opponent's too."""
-    size = "double" if len(move.targets) == 2 else "single"
-    whose = "own" if all(player is move.actor for player, _ in move.targets) else "offensive"
-    return f"{size} {whose}"
+    actor = move.actor
+    own = True
+    for player, _ in move.targets:
+        if player is not actor:
+            own = False
+            break
+    return PLUCK_KINDS[len(move.targets) == 2, own]
 
 
-def fired_card(rnd, role: str) -> str:
-    """The card a fired role names (`played.card`: the variable played, its card), or the role's
-    own text when it names no card of the round's variables."""
-    name, *attributes = role.split(".")
-    value = rnd.vars.get(name)
-    for attribute in attributes:
-        value = getattr(value, attribute, None)
-    return getattr(value, "name", None) or role
+PLUCK_KINDS = {(False, True): "single own", (False, False): "single offensive",
+               (True, True): "double own", (True, False): "double offensive"}
 
 
 class MetricsCollector:
@@ -66,21 +65,20 @@ class MetricsCollector:
         self.plucks: dict[str, list[int]] = {}
         self.powers: Counter = Counter()
         self.cards_at_end: list[int] = []
-        self._resolution = None     # the last resolution of powers already counted
 
     def on_move(self, rnd, move) -> None:
-        if move.kind == "pluck":
-            counts = self.plucks.setdefault(pluck_kind(move), [0, 0])
-            counts[0] += 1
-            counts[1] += bool(rnd.vars[PLUCK_SUCCESS])
-        # the engine replaces last_fired with a new list at each resolution of powers
-        if rnd.last_fired is not self._resolution:
-            self._resolution = rnd.last_fired
-            for role, _rule, _rank in rnd.last_fired:
-                self.powers[fired_card(rnd, role)] += 1
+        """After a pluck (play_measured watches only those)."""
+        kind = pluck_kind(move)
+        counts = self.plucks.get(kind)
+        if counts is None:
+            counts = self.plucks[kind] = [0, 0]
+        counts[0] += 1
+        if rnd.var(PLUCK_SUCCESS):
+            counts[1] += 1
 
     def on_round(self, rnd, record) -> None:
         self.cards_at_end += [sum(card is not None for card in player.layout) for player in rnd.players]
+        self.powers.update(card.name for card in rnd.fired_cards)
 
     def finish(self, record: GameRecord) -> GameMetrics:
         seats = record.rounds[0].players
@@ -105,5 +103,6 @@ class MetricsCollector:
 def play_measured(rules: Rules, players: int, seed: int, agents: list[str]) -> GameMetrics:
     """One seeded game and what it measured."""
     collector = MetricsCollector()
-    record = play_game(rules, players, seed, agents, on_move=collector.on_move, on_round=collector.on_round)
+    record = play_game(rules, players, seed, agents, on_move=collector.on_move, on_round=collector.on_round,
+                       watched=WATCHED)
     return collector.finish(record)

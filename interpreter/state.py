@@ -256,6 +256,10 @@ class State:
     def vars(self) -> VarsView:
         return VarsView(self, self.var_names)
 
+    def var(self, name: str):
+        """One spec variable of the round (vars[name] without making the view)."""
+        return getattr(self, "v_" + name)
+
     # -- what each player knows ----------------------------------------------------------------
     def known_to(self, player) -> dict:
         """What one player knows: (owner index, number) -> CardKind, in seat and slot order."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from baobei.interpreter.game import play_game
-from baobei.interpreter.metrics import MetricsCollector, play_measured
+from baobei.interpreter.metrics import WATCHED, MetricsCollector, play_measured
 from baobei.interpreter.rules import load_rules
 from baobei.interpreter.scenario import load_scenario, run_scenario, same_move
 from baobei.interpreter.table import round_from_table
@@ -16,8 +16,8 @@ SCENARIOS = ROOT / "tests" / "scenarios"
 
 
 def measured_steps(config, path, variant: str) -> MetricsCollector:
-    """The moves a scenario played (it passes), played again from its table, each followed by the
-    collector's hook as play_game calls it."""
+    """The moves a scenario played (it passes), played again from its table, each watched one
+    followed by the collector's hook, and the round's end hook, as play_measured calls them."""
     scenario = load_scenario(path)
     rules = load_rules(config, variant)
     played = run_scenario(scenario, rules)
@@ -28,7 +28,9 @@ def measured_steps(config, path, variant: str) -> MetricsCollector:
     for move in played.round.history:
         move = same_move(rnd, move)
         rnd.apply(move)
-        collector.on_move(rnd, move)
+        if move.kind in WATCHED:
+            collector.on_move(rnd, move)
+    collector.on_round(rnd, None)
     return collector
 
 
