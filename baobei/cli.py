@@ -315,7 +315,8 @@ def _check_one(config, variant: str, bounds, args, proofs):
     from baobei.interpreter.rules import load_rules
     spec = load_spec(config, variant)
     edition = load_edition_for(config, spec)
-    report = check(spec, edition, variant, bounds, args.timeout, proofs)
+    table_sizes = bounds.players - 1 if args.games > 0 else 0     # the play pass's steps
+    report = check(spec, edition, variant, bounds, args.timeout, proofs, extra_steps=table_sizes)
     rules = load_rules(config, variant)
     if args.games > 0:
         play_pass(report, rules, bounds.players, args.games, args.seed, args.failures)
@@ -347,10 +348,13 @@ def cmd_check(args) -> int:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
     shown = sys.stderr.isatty() or args.progress
-    proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache,
-                       progress=(lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if shown else None)
+    proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache, progress=shown)
     from baobei.checker.parallel import in_forked_workers
-    results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)])
+    from baobei.interpreter.progress import Phase
+    phase = Phase(f"checking {', '.join(variants)}", "checks", enabled=shown)
+    results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)],
+                                on_progress=phase.progress)
+    phase.finish()
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  or any(status != "proved" for _, status, _ in report.invariants)
                  for report, _ in results) or not passages.ok
@@ -399,7 +403,7 @@ def cmd_mutate(args) -> int:
     if not args.json:
         print(f"mutants of {variant}: {total}; judging {len(numbers)} (seed {args.seed}) against "
               f"{_listed(scenarios)} scenario folder(s)/file(s) and {_listed(games)} recorded game file(s)", flush=True)
-    proofs = prove_all([(spec, load_edition_for(config, spec))], bounds, args.timeout, progress=say)[0]
+    proofs = prove_all([(spec, load_edition_for(config, spec))], bounds, args.timeout, progress=shown)[0]
     options = mutate.Options(config, variant, scenarios, games, args.players, args.slots, args.timeout,
                              tuple(proved_everywhere(spec, proofs)),
                              str(Path(args.emit).resolve()) if args.emit else None, str(Path.cwd()))
@@ -481,11 +485,13 @@ def cmd_diff(args) -> int:
                           "(baobei diff --old DIR --new DIR)")
     spec_a, spec_b = load_spec(config, args.a), load_spec(config, args.b)
     edition = load_edition_for(config, spec_a)
-    report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout)
+    shown = sys.stderr.isatty() or args.progress
+    report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
+                  progress=shown)
     if args.emit:
         from baobei.checker.scenarios import emit_witnesses
         from baobei.interpreter.rules import load_rules
-        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit)
+        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit, progress=shown)
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "rules": config.as_json(),
@@ -512,8 +518,10 @@ def _diff_versions(args, config, started: float) -> int:
     if not args.json:
         print(f"old: {old.describe()}\nnew: {new.describe()}")
     variants = [args.variant] if args.variant else _variants(config, "all")
+    shown = sys.stderr.isatty() or args.progress
     reports = [compare_versions(old, new, variant, Bounds(args.players, args.slots), args.timeout,
-                                args.scenarios or [], args.games or [], args.emit) for variant in variants]
+                                args.scenarios or [], args.games or [], args.emit, progress=shown)
+               for variant in variants]
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"old": old.as_json(), "new": new.as_json(), "seconds": round(seconds, 2),
@@ -799,6 +807,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --old/--new: recorded games to replay under the new spec (repeatable)")
     dif.add_argument("--json", action="store_true", help="print one JSON object")
     dif.add_argument("--emit", metavar="DIR", help="write each witness as a scenario file into DIR")
+    dif.add_argument("--progress", action="store_true",
+                     help="show each phase's progress on stderr (the default on a terminal)")
     _solver_options(dif)
     _common(dif)
     dif.set_defaults(run=cmd_diff)

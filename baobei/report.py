@@ -19,12 +19,14 @@ from pathlib import Path
 
 from baobei.checker.check import check
 from baobei.checker.diff import diff
+from baobei.checker.parallel import reporting_to
 from baobei.checker.report import witness_line
 from baobei.checker.symbolic import Bounds
 from baobei.dsl import ast
 from baobei.dsl.errors import ConfigError
 from baobei.dsl.loader import Config, load_edition_for, load_spec
 from baobei.dsl.unparse import rule_body
+from baobei.interpreter.progress import Phase
 from baobei.interpreter.rules import load_rules
 from baobei.interpreter.simulate import simulate
 
@@ -322,9 +324,12 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     out.mkdir(parents=True, exist_ok=True)
     specs = {v: load_spec(config, v) for v in variants}
     editions = {v: load_edition_for(config, s) for v, s in specs.items()}
-    checks = {v: check(s, editions[v], v, bounds) for v, s in specs.items()}
+    phase = Phase(f"checking {', '.join(variants)}", "checks", enabled=progress)
+    with reporting_to(phase):
+        checks = {v: check(s, editions[v], v, bounds, progress=progress) for v, s in specs.items()}
+    phase.finish()
     differences = diff((variants[0], specs[variants[0]]), (variants[1], specs[variants[1]]),
-                       editions[variants[0]], bounds) if len(variants) > 1 else None
+                       editions[variants[0]], bounds, progress=progress) if len(variants) > 1 else None
     figures = [gather(config, v, players, games, seed, agents, progress) for v in variants]
     images = plots(figures, out)
     balance_games = games if balance_games is None else balance_games

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 import z3
 
@@ -18,6 +19,7 @@ from baobei.dsl.edition import Edition
 from baobei.dsl.model import Spec, expr_text
 from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 
+from . import parallel
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
@@ -141,19 +143,21 @@ class Checker:
         return describe_model(self.situation, model, kind)
 
     # -- the checks ----------------------------------------------------------------------------------
-    def run(self) -> Report:
+    def stages(self) -> list:
+        """The checks, one after another: what progress counts as a step each."""
+        return ([partial(self.check_legality, kind) for kind in MOVE_KINDS if self.spec.legality_rules(kind)]
+                + [partial(self.check_ever_legal, kind) for kind in self.asked_kinds()]
+                + [self.check_fire] + [partial(self.check_value, name) for name in self.spec.decisions]
+                + [self.check_placement] + [partial(self.check_claim, claim) for claim in self.spec.claims.values()])
+
+    def run(self, extra_steps: int = 0) -> Report:
+        """`extra_steps`: the steps the caller adds after these (progress plans them all at once)."""
         started = time.perf_counter()
-        for kind in MOVE_KINDS:
-            if self.spec.legality_rules(kind):
-                self.check_legality(kind)
-        for kind in self.asked_kinds():
-            self.check_ever_legal(kind)
-        self.check_fire()
-        for name in self.spec.decisions:
-            self.check_value(name)
-        self.check_placement()
-        for claim in self.spec.claims.values():
-            self.check_claim(claim)
+        stages = self.stages()
+        parallel.plan(len(stages) + extra_steps)
+        for stage in stages:
+            stage()
+            parallel.step()
         self.report.readings = [RuleInfo.of(decl) for decl in self.spec.readings()]
         self.report.seconds = time.perf_counter() - started
         return self.report
@@ -381,15 +385,18 @@ def _legal_kinds(expr) -> set[str]:
 
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
-          timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None) -> Report:
+          timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None, extra_steps: int = 0,
+          progress: bool = False) -> Report:
     """The checks of one variant, assuming the invariants its proofs (proofs.py, made here when not
-    given) proved at every table size; what they did not prove comes first among the findings."""
+    given) proved at every table size; what they did not prove comes first among the findings.
+    `extra_steps`: the progress steps the caller makes after these (Checker.run); `progress`: show
+    the proofs made here on stderr."""
     from .proofs import prove_all, proved_everywhere
     if proofs is None:
-        proofs = prove_all([(spec, edition)], bounds, timeout_ms)[0]
+        proofs = prove_all([(spec, edition)], bounds, timeout_ms, progress=progress)[0]
     checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs))
     add_proofs(checker.report, spec, proofs)
-    return checker.run()
+    return checker.run(extra_steps)
 
 
 def add_proofs(report: Report, spec: Spec, proofs: list) -> None:

@@ -18,9 +18,11 @@ from baobei.dsl.edition import Edition
 from baobei.dsl.model import Spec, expr_text
 from baobei.dsl.schema import MOVE_KINDS
 from baobei.dsl.unparse import declaration
+from baobei.interpreter.progress import Phase
 
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .sites import analyse, kind_context, resolve_context
+from . import parallel
 from .parallel import in_forked_workers
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
@@ -132,7 +134,8 @@ class Differ:
     def smaller(self, assertions: list):
         return small_model(self.base, assertions, self.situation)
 
-    def run(self) -> DiffReport:
+    def run(self, progress: bool = False) -> DiffReport:
+        """`progress`: show the comparison's progress on stderr."""
         started = time.perf_counter()
         self.text_changes()
         jobs = [(self.legality, kind) for kind in MOVE_KINDS
@@ -143,11 +146,14 @@ class Differ:
         # number of cores, and on two the queries run side by side.
         halves = [list(range(0, len(jobs), 2)), list(range(1, len(jobs), 2))]
         found: dict[int, list[Difference]] = {}
-        for part, queries, unknown in in_forked_workers(self._run_jobs, [(jobs, half) for half in halves]):
+        phase = Phase("comparing the decisions", "decisions", enabled=progress, planned=len(jobs))
+        for part, queries, unknown in in_forked_workers(self._run_jobs, [(jobs, half) for half in halves],
+                                                        on_progress=phase.progress):
             found.update(part)
             self.report.queries += queries
             self.report.unknown += unknown
         self.report.differences = [d for index in sorted(found) for d in found[index]]
+        phase.finish(f"{len(jobs)} decisions, {self.report.queries} queries")
         self.report.findings = self.group()
         self.report.uncompared = self.uncompared()
         self.report.seconds = time.perf_counter() - started
@@ -163,6 +169,7 @@ class Differ:
             before = len(self.report.differences)
             method() if argument is None else method(argument)
             found[index] = self.report.differences[before:]
+            parallel.step()
         added = self.report.unknown[unknown:]
         del self.report.unknown[unknown:]
         queries, self.report.queries = self.report.queries - queries, queries
@@ -454,9 +461,10 @@ def _shown(read, value, type_) -> str:
 
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
-         timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True) -> DiffReport:
-    """Assumes only the invariants each spec proves inductive (proofs.py) under the edition."""
+         timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False) -> DiffReport:
+    """Assumes only the invariants each spec proves inductive (proofs.py) under the edition.
+    `progress`: show each phase's progress on stderr."""
     from .proofs import prove_all, proved_everywhere
-    proofs = prove_all([(a[1], edition), (b[1], edition)], bounds, timeout_ms, use_cache)
+    proofs = prove_all([(a[1], edition), (b[1], edition)], bounds, timeout_ms, use_cache, progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
-    return Differ(a, b, edition, bounds, timeout_ms, proved).run()
+    return Differ(a, b, edition, bounds, timeout_ms, proved).run(progress)

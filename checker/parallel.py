@@ -9,11 +9,42 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from contextlib import contextmanager
 import traceback
 from multiprocessing.connection import wait
 
 
+_on_progress = None   # where progress goes: to the parent (in a worker), or to on_progress (here)
+
+
+def plan(steps: int) -> None:
+    """The running job will call step() this many more times: the caller of in_forked_workers
+    hears of it (on_progress(steps, 0)), so it can tell how much is left."""
+    if _on_progress is not None:
+        _on_progress(steps, 0)
+
+
+def step() -> None:
+    """One more step of the running job is done (on_progress(0, 1)), heard while it goes on."""
+    if _on_progress is not None:
+        _on_progress(0, 1)
+
+
+@contextmanager
+def reporting_to(phase):
+    """Work done in this process inside the block reports its plan() and step() to this
+    phase's progress (interpreter/progress.Phase)."""
+    global _on_progress
+    outer, _on_progress = _on_progress, phase.progress
+    try:
+        yield
+    finally:
+        _on_progress = outer
+
+
 def _child(sender, function, arguments) -> None:
+    global _on_progress
+    _on_progress = lambda planned, done: sender.send(("progress", (planned, done)))
     try:
         sender.send(("ok", function(*arguments)))
     except BaseException as error:  # noqa: BLE001 - raised again in the parent
@@ -25,18 +56,14 @@ def _child(sender, function, arguments) -> None:
         sender.close()
 
 
-def in_forked_workers(function, argument_lists: list[tuple], on_done=None) -> list:
+def in_forked_workers(function, argument_lists: list[tuple], on_done=None, on_progress=None) -> list:
     """function(*arguments) for each argument list, each in its own forked process, as many
-    at a time as there are cores; the results in order. `on_done(index, result)` as each ends."""
+    at a time as there are cores; the results in order. `on_done(index, result)` as each ends;
+    `on_progress(planned, done)` as the jobs call plan() and step()."""
     if multiprocessing.current_process().daemon:
         # a pool's worker (baobei mutate judges mutants in one) may not start processes of its
         # own: its jobs run here, one after another, each from the state the previous one left
-        results = []
-        for index, arguments in enumerate(argument_lists):
-            results.append(function(*arguments))
-            if on_done is not None:
-                on_done(index, results[-1])
-        return results
+        return _inline(function, argument_lists, on_done, on_progress)
     context = multiprocessing.get_context("fork")
     cores = max(1, os.cpu_count() or 1)
     results: list = [None] * len(argument_lists)
@@ -52,11 +79,16 @@ def in_forked_workers(function, argument_lists: list[tuple], on_done=None) -> li
                 sender.close()
                 running[receiver] = (index, process)
             for receiver in wait(list(running)):
-                index, process = running.pop(receiver)
+                index, process = running[receiver]
                 try:
                     status, value = receiver.recv()
                 except EOFError:
                     status, value = "error", f"the worker ended with exit code {process.exitcode}"
+                if status == "progress":
+                    if on_progress is not None:
+                        on_progress(*value)
+                    continue
+                del running[receiver]
                 process.join()
                 if status == "raise":
                     raise value
@@ -69,4 +101,18 @@ def in_forked_workers(function, argument_lists: list[tuple], on_done=None) -> li
         for _, process in running.values():
             process.terminate()
             process.join()
+    return results
+
+
+def _inline(function, argument_lists: list[tuple], on_done, on_progress) -> list:
+    global _on_progress
+    results, outer = [], _on_progress
+    _on_progress = on_progress
+    try:
+        for index, arguments in enumerate(argument_lists):
+            results.append(function(*arguments))
+            if on_done is not None:
+                on_done(index, results[-1])
+    finally:
+        _on_progress = outer
     return results

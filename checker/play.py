@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .check import Finding, Report, RuleInfo
+from .parallel import step
 
 
 def play_pass(report: Report, rules, max_players: int, games: int, seed: int, failures: str | Path) -> None:
@@ -24,6 +25,8 @@ def play_pass(report: Report, rules, max_players: int, games: int, seed: int, fa
             report.findings.append(_finding(rules, stopped.failure, players))
             failed.append(str(players))
             continue
+        finally:
+            step()      # a step of the check's progress per table size (Checker.run plans them)
         played += stats.games
         moves += stats.checked_moves
     report.play = (f"seed {seed}, {games} games at each of 2 to {max_players} players, the invariants after every "

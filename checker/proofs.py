@@ -166,28 +166,21 @@ def _answer(solver):
     return ("timeout" if solver.reason_unknown() in ("timeout", "canceled") else "unknown"), None
 
 
-def prove_all(specs: list, bounds, timeout_ms: int, use_cache: bool = True, progress=None) -> list[list[TableProof]]:
+def prove_all(specs: list, bounds, timeout_ms: int, use_cache: bool = True,
+              progress: bool = False) -> list[list[TableProof]]:
     """For each (spec, edition), its proofs at 2 to bounds.players players: from the cache where
-    they were made before, all the others side by side in forked workers. `progress(line)` hears
-    of each proof made, with an estimate of the time left."""
+    they were made before, all the others side by side in forked workers. `progress`: show the
+    proofs made, with an estimate of the time left, on stderr."""
+    from baobei.interpreter.progress import Phase
     from .parallel import in_forked_workers
     jobs = [(index, players) for index in range(len(specs)) for players in range(2, bounds.players + 1)]
     keys = {job: proof_key(*specs[job[0]], bounds, job[1], timeout_ms) for job in jobs}
     found = {job: cached_proof(keys[job], specs[job[0]][0]) if use_cache else None for job in jobs}
     missing = [job for job in jobs if found[job] is None]
-    started, finished = time.perf_counter(), []
-
-    def done(index, proof) -> None:
-        finished.append(index)
-        if progress is not None:
-            elapsed = time.perf_counter() - started
-            left = elapsed / len(finished) * (len(missing) - len(finished))
-            progress(f"proved {len(finished)} of {len(missing)} table sizes in {elapsed:.0f} s"
-                     + (f", about {left:.0f} s left" if len(finished) < len(missing) else ""))
-    if progress is not None and missing:
-        progress(f"proving the invariants at {len(missing)} table size(s) ({len(jobs) - len(missing)} from the cache)")
+    phase = Phase("proving the invariants", "table sizes", enabled=progress, planned=len(missing))
     made = in_forked_workers(prove_table, [(*specs[index], bounds, players, timeout_ms) for index, players in missing],
-                             done)
+                             lambda index, proof: phase.progress(0, 1))
+    phase.finish(f"{len(missing)} of {len(jobs)} table sizes proved here, {len(jobs) - len(missing)} from the cache")
     for job, proof in zip(missing, made):
         keep_proof(keys[job], proof, specs[job[0]][0])
         found[job] = proof

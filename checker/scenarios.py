@@ -50,14 +50,20 @@ class Budget:
         return min(self.nodes, most)
 
 
-def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str) -> list[str]:
+def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str,
+                   progress: bool = False) -> list[str]:
+    """`progress`: show the search's progress on stderr, a step per class."""
+    from baobei.interpreter.progress import Phase
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     classes = [(number, index, item) for number, finding in enumerate(report.findings, start=1)
                for index, item in enumerate(finding.classes, start=1)]
     # each class's search is independent: side by side in forked workers, the same on any machine
-    scenarios = in_forked_workers(realize, [(item, rules_a, rules_b) for _, _, item in classes])
+    phase = Phase("searching play for witnesses", "classes", enabled=progress, planned=len(classes))
+    scenarios = in_forked_workers(realize, [(item, rules_a, rules_b) for _, _, item in classes],
+                                  lambda index, scenario: phase.progress(0, 1))
+    phase.finish(f"{sum(s is not None for s in scenarios)} of {len(classes)} classes played")
     for (number, index, item), scenario in zip(classes, scenarios):
         item.emitted = True
         if scenario is not None:

@@ -18,6 +18,7 @@ from baobei.interpreter.scenario import load_scenario, run_scenario, scenario_fi
 
 from .check import check
 from .diff import DiffReport, diff
+from .parallel import reporting_to, step
 from .symbolic import Bounds
 
 
@@ -48,24 +49,36 @@ class VersionReport:
 
 
 def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, timeout_ms: int,
-                     scenarios: list[str] = (), games: list[str] = (), emit: str | None = None) -> VersionReport:
+                     scenarios: list[str] = (), games: list[str] = (), emit: str | None = None,
+                     progress: bool = False) -> VersionReport:
+    """`progress`: show each phase's progress on stderr."""
+    from baobei.interpreter.progress import Phase
     spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
     edition, old_edition = load_edition_for(new, spec_new), load_edition_for(old, spec_old)
-    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), edition, bounds, timeout_ms))
+    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), edition, bounds, timeout_ms,
+                                         progress=progress))
     report.edition = edition_changes(old_edition, edition)
-    old_claims = {n: s for n, s, _ in check(spec_old, old_edition, variant, bounds, timeout_ms).claims}
-    new_claims = {n: s for n, s, _ in check(spec_new, edition, variant, bounds, timeout_ms).claims}
+    phase = Phase("checking the claims of both versions", "checks", enabled=progress)
+    with reporting_to(phase):
+        old_claims = {n: s for n, s, _ in check(spec_old, old_edition, variant, bounds, timeout_ms).claims}
+        new_claims = {n: s for n, s, _ in check(spec_new, edition, variant, bounds, timeout_ms).claims}
+    phase.finish()
     for name in sorted(set(old_claims) | set(new_claims)):
         if old_claims.get(name) != new_claims.get(name):
             report.claims.append((name, old_claims.get(name, "absent"), new_claims.get(name, "absent")))
     rules_old, rules_new = load_rules(old, variant), load_rules(new, variant)
-    for path in scenario_files(list(scenarios)) if scenarios else []:
+    files = scenario_files(list(scenarios)) if scenarios else []
+    phase = Phase("playing the scenarios under both versions", "files", enabled=progress and bool(files),
+                  planned=len(files))
+    for path in files:
         scenario = load_scenario(path)
-        if variant not in scenario.variants:
-            continue
-        before, after = _outcome(scenario, rules_old), _outcome(scenario, rules_new)
-        if before != after:
-            report.scenarios.append((str(path), before, after))
+        if variant in scenario.variants:
+            before, after = _outcome(scenario, rules_old), _outcome(scenario, rules_new)
+            if before != after:
+                report.scenarios.append((str(path), before, after))
+        phase.progress(0, 1)
+    phase.finish()
+    phase = Phase("replaying the recorded games under both versions", "games", enabled=progress and bool(games))
     for path in games:     # the games recorded under this variant, each replayed by both versions
         for number, game in enumerate(read_games(path), start=1):
             if game.get("variant") != variant:
@@ -73,8 +86,14 @@ def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, tim
             before, after = _replayed(rules_old, game, number), _replayed(rules_new, game, number)
             if before != after:
                 report.games.append(f"{path}: game {number}: old: {before or 'replays'}; new: {after or 'replays'}")
+            phase.progress(1, 1)
+    phase.finish()
     if emit:
-        report.witnesses = emit_regressions(report.diff, rules_old, rules_new, Path(emit) / variant)
+        phase = Phase("searching play for regression witnesses", "differences", enabled=progress,
+                      planned=len(report.diff.findings))
+        with reporting_to(phase):
+            report.witnesses = emit_regressions(report.diff, rules_old, rules_new, Path(emit) / variant)
+        phase.finish(f"{len(report.witnesses)} witness file(s)")
     return report
 
 
@@ -140,6 +159,7 @@ def regression_scenarios(report: DiffReport, rules_old: Rules, rules_new: Rules,
                 yield str(path)
                 break
             path.unlink()
+        step()      # a difference searched (progress)
 
 
 def _only_side(scenario: dict, side: str, variant: str) -> dict:

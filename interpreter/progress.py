@@ -1,4 +1,5 @@
-"""Progress of a long run on stderr: games done, rate, and an estimate of the time left."""
+"""Progress of a long run on stderr: games done, rate, and an estimate of the time left; or,
+for a run made of phases (proofs, comparisons, searches), each phase's steps as they go."""
 from __future__ import annotations
 
 import sys
@@ -31,6 +32,42 @@ class Progress:
     def close(self) -> None:
         if self.enabled and self.shown:
             print("\r" + " " * 78 + "\r", end="", file=sys.stderr, flush=True)
+
+
+class Phase:
+    """One phase of a long run: while it goes, the steps done of those planned and the time
+    left; when it ends, one line that says what it did and how long it took. The number of
+    steps may grow as the workers plan theirs (checker/parallel.py's plan and step)."""
+
+    def __init__(self, title: str, unit: str, *, enabled: bool, planned: int = 0, every: float = 0.5):
+        self.title = title
+        self.unit = unit
+        self.enabled = enabled
+        self.planned = planned
+        self.done = 0
+        self.every = every
+        self.started = self.shown = time.perf_counter()
+        if enabled:
+            print(f"\r  {title} ...", end="", file=sys.stderr, flush=True)
+
+    def progress(self, planned: int = 0, done: int = 0) -> None:
+        """More steps planned, more done (the signature of in_forked_workers' on_progress)."""
+        self.planned += planned
+        self.done += done
+        now = time.perf_counter()
+        if not self.enabled or now - self.shown < self.every or not self.done:
+            return
+        self.shown = now
+        rate = self.done / (now - self.started)
+        left = max(self.planned - self.done, 0) / rate
+        print(f"\r  {self.title}: {self.done}/{max(self.planned, self.done)} {self.unit}, about {_duration(left)} left   ",
+              end="", file=sys.stderr, flush=True)
+
+    def finish(self, summary: str = "") -> None:
+        if self.enabled:
+            seconds = time.perf_counter() - self.started
+            print(f"\r  {self.title}: {summary or f'{self.done} {self.unit}'} in {seconds:.1f} s" + " " * 20,
+                  file=sys.stderr, flush=True)
 
 
 def _duration(seconds: float) -> str:

@@ -105,7 +105,7 @@ def test_a_second_check_takes_its_proofs_from_the_cache(config, capsys):
     assert main(args + ["--no-cache", "--progress"]) == 0
     shown = capsys.readouterr()
     assert "from the cache" not in shown.out
-    assert "proved 1 of 1 table sizes" in shown.err     # the progress of every proof made
+    assert "proving the invariants: 1 of 1 table sizes proved here" in shown.err     # the proofs' progress
 
 
 def test_a_damaged_or_foreign_cached_proof_is_not_read_back(config, tmp_path, monkeypatch):
