@@ -6,6 +6,14 @@ intended rule change with:
 and the other table sizes (one game each, so that every deal size is played; see baobei mutate):
     for p in 2 4 5 6; do baobei simulate --variant fr --players $p --games 1 --seed 2026 \\
         --agents memory,random --record /tmp/fr-$p.jsonl; done; cat /tmp/fr-?.jsonl > tests/games/fr-tables.jsonl
+and games that end in a tie-break round (whose deal is 5 cards at 2 players, 4 otherwise; a
+game's seed is game_seed(seed, index) = seed * 1000003 + index: these are games 7000382 and
+13000159):
+    baobei simulate --variant fr --players 3 --games 362 --seed 7 --agents random \\
+        --record /tmp/fr.jsonl; tail -1 /tmp/fr.jsonl > tests/games/fr-tiebreak.jsonl
+    (de: --games 775, game 7000795)
+    baobei simulate --variant fr --players 5 --games 121 --seed 13 --agents random \\
+        --record /tmp/fr.jsonl; tail -1 /tmp/fr.jsonl >> tests/games/fr-tiebreak.jsonl
 """
 from __future__ import annotations
 
@@ -38,6 +46,23 @@ def test_the_games_at_every_other_table_size_replay_identically(config, variant)
     games = read_games(path)
     assert sorted(len(g["rounds"][0]["players"]) for g in games) == [2, 4, 5, 6]
     assert replay_file(load_rules(config, variant), path).divergences == []
+
+
+# each game's rounds as (players, tie-break): a tie-break at 2 players, and (fr) one at 3
+TIEBREAK_GAMES = {"fr": [[(3, False), (2, True)], [(5, False), (3, True)]], "de": [[(3, False), (2, True)]]}
+
+
+@pytest.mark.parametrize("variant", ["fr", "de"])
+def test_the_games_with_a_tie_break_round_replay_identically(config, variant):
+    path = ROOT / "tests" / "games" / f"{variant}-tiebreak.jsonl"
+    games = read_games(path)
+    assert [[(len(r["players"]), r["tiebreak"]) for r in g["rounds"]] for g in games] == TIEBREAK_GAMES[variant]
+    for game in games:
+        last = game["rounds"][-1]
+        assert len({last["totals"][p] for p in last["players"]}) == 1     # the tied lowest total
+    report = replay_file(load_rules(config, variant), path)
+    assert report.divergences == []
+    assert report.moves == sum(len(r["moves"]) for g in games for r in g["rounds"])
 
 
 def test_a_record_holds_seed_edition_version_moves_and_what_they_revealed(config, tmp_path):
