@@ -487,7 +487,7 @@ def cmd_diff(args) -> int:
     edition = load_edition_for(config, spec_a)
     shown = sys.stderr.isatty() or args.progress
     report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
-                  progress=shown)
+                  progress=shown, witnesses=args.witnesses)
     if args.emit:
         from baobei.checker.scenarios import emit_witnesses
         from baobei.interpreter.rules import load_rules
@@ -809,6 +809,9 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--emit", metavar="DIR", help="write each witness as a scenario file into DIR")
     dif.add_argument("--progress", action="store_true",
                      help="show each phase's progress on stderr (the default on a terminal)")
+    dif.add_argument("--witnesses", type=int, default=1, choices=range(1, 11), metavar="N",
+                     help="up to N (1 to 10) distinct witnesses of each class, each on the smallest table that "
+                          "shows it (default 1); --emit plays from the first one the search reaches")
     _solver_options(dif)
     _common(dif)
     dif.set_defaults(run=cmd_diff)

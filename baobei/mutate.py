@@ -9,7 +9,9 @@ by what the rules author has, cheapest first, and stops at the first that notice
 3. `baobei check` would notice: its seeded random play breaks an invariant or gets stuck, or a
    claim's status changes (claims are judged as `check` judges them, assuming the invariants the
    unchanged spec proves: a mutant that breaks one of those is seen by the random play, or by
-   `check`'s proofs, which mutate does not repeat): **killed** by the check;
+   `check`'s proofs, which mutate does not repeat), or, asked last, `check` finds an overlap, a
+   gap, a dead or masked rule, or a move never allowed that the spec does not have: **killed**
+   by the check;
 4. otherwise the checker compares the mutant's decisions with the spec's (checker/diff.py) on
    the tables where the spec's proved invariants hold — a mutant that decides every decision
    there as the spec does plays the same rounds from the same setup, so it never meets another
@@ -118,6 +120,7 @@ class Suite:
     scenarios: list[tuple[str, object, str]]       # (path, scenario, outcome on the spec)
     games: list[tuple[str, int, dict]]             # (path, number, game) that replay on the spec
     claims: dict[str, str] | None = None           # claim -> status on the spec, when first needed
+    findings: dict | None = None                   # what check finds in the spec's rules, when first needed
 
 
 _SUITES: dict = {}
@@ -190,7 +193,8 @@ def judge(job: tuple[Options, int]) -> Verdict:
         verdict.status = "stillborn"
         verdict.by = f"{_place(error.loc, options.cwd)}: {error.message}" if error.loc else error.message
         return _timed(verdict, started)
-    found = _noticed_in_play(suite, mutant, options.cwd) or _noticed_by_check(suite, mutant, options)
+    found = (_noticed_in_play(suite, mutant, options.cwd) or _noticed_by_check(suite, mutant, options)
+             or _found_by_check(suite, mutant, options))
     if found:
         verdict.by = found
     else:
@@ -300,15 +304,40 @@ def _noticed_by_check(suite: Suite, mutant: Rules, options: Options) -> str | No
     return None
 
 
-def _claims(rules: Rules, options: Options) -> dict[str, str]:
+def _found_by_check(suite: Suite, mutant: Rules, options: Options) -> str | None:
+    """An overlap, gap, dead or masked rule, or a move never allowed, that `check` reports in
+    the mutant's rules and not in the spec's. (Asked of the mutants nothing else notices: the
+    checks of every decision cost a few seconds.)"""
+    if suite.findings is None:
+        suite.findings = _findings(suite.rules, options)
+    found = _findings(mutant, options)
+    new = [found[key] for key in sorted(set(found) - set(suite.findings))]
+    return f"check: {new[0]}" if new else None
+
+
+def _checker(rules: Rules, options: Options):
     from baobei.checker.check import Checker
     from baobei.checker.symbolic import Bounds
     proved = [name for name in options.proved if name in rules.spec.invariants]
-    checker = Checker(rules.spec, rules.edition, Bounds(options.players, options.slots), options.timeout_ms,
-                      rules.variant, proved)
+    return Checker(rules.spec, rules.edition, Bounds(options.players, options.slots), options.timeout_ms,
+                   rules.variant, proved)
+
+
+def _claims(rules: Rules, options: Options) -> dict[str, str]:
+    checker = _checker(rules, options)
     for claim in rules.spec.claims.values():
         checker.check_claim(claim)
     return {name: status for name, status, _ in checker.report.claims}
+
+
+def _findings(rules: Rules, options: Options) -> dict[tuple, str]:
+    """What check finds in these rules' decisions, by (kind, decision, rules), as it says it. A
+    query Z3 could not decide is left out: no verdict rests on it."""
+    checker = _checker(rules, options)
+    for stage in checker.stages(claims=False):
+        stage()
+    return {(f.kind, f.decision, tuple(r.name for r in f.rules)): f"{f.kind} in {f.decision}: {f.message}"
+            for f in checker.report.findings if f.kind != "unknown"}
 
 
 def _compare(suite: Suite, mutant: Rules, mutation: Mutation, options: Options, verdict: Verdict) -> None:
@@ -386,9 +415,10 @@ def run(options: Options, numbers: list[int], total: int, workers: int = 1, ray:
     started = time.perf_counter()
     if workers > 1 and ray is None:
         # the pool's workers are forked from here: they start with the suite loaded and the
-        # spec's claims judged, instead of each doing it again
+        # spec's claims and findings judged, instead of each doing it again
         suite = suite_for(options)
         suite.claims = _claims(suite.rules, options)
+        suite.findings = _findings(suite.rules, options)
     for index, verdict in in_order(judge, [(options, n) for n in numbers], workers=workers, ray=ray):
         report.verdicts.append(verdict)
         if progress is not None:

@@ -143,12 +143,14 @@ class Checker:
         return describe_model(self.situation, model, kind)
 
     # -- the checks ----------------------------------------------------------------------------------
-    def stages(self) -> list:
-        """The checks, one after another: what progress counts as a step each."""
+    def stages(self, claims: bool = True) -> list:
+        """The checks, one after another (progress counts each as a step): every decision's,
+        then, unless `claims` is false, every claim's."""
         return ([partial(self.check_legality, kind) for kind in MOVE_KINDS if self.spec.legality_rules(kind)]
                 + [partial(self.check_ever_legal, kind) for kind in self.asked_kinds()]
                 + [self.check_fire] + [partial(self.check_value, name) for name in self.spec.decisions]
-                + [self.check_placement] + [partial(self.check_claim, claim) for claim in self.spec.claims.values()])
+                + [self.check_placement]
+                + ([partial(self.check_claim, claim) for claim in self.spec.claims.values()] if claims else []))
 
     def run(self, extra_steps: int = 0) -> Report:
         """`extra_steps`: the steps the caller adds after these (progress plans them all at once)."""

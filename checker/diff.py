@@ -43,11 +43,18 @@ class Difference:
     emitted: bool = False             # a scenario was searched for (diff --emit)
     legal_in: str | None = None       # for legality differences: the side that allows the move
     read_by_rules: bool = False       # for value differences: some rule reads the decision
+    more: list = field(default_factory=list)    # further witnesses of the class (--witnesses N): (message, witness)
 
     def as_json(self) -> dict:
         return {"decision": self.decision, "message": self.message,
                 "rules": {side: [r.__dict__ for r in rules] for side, rules in self.rules.items()},
-                "witness": self.witness, "scenario": self.scenario}
+                "witness": self.witness, "scenario": self.scenario,
+                "more_witnesses": [{"message": message, "witness": witness} for message, witness in self.more]}
+
+    def alternatives(self) -> list["Difference"]:
+        """The class with each of its witnesses in turn, the first one first."""
+        from dataclasses import replace
+        return [self] + [replace(self, message=message, witness=witness, more=[]) for message, witness in self.more]
 
 
 @dataclass
@@ -89,8 +96,12 @@ class DiffReport:
 
 class Differ:
     def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
-                 timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ())):
+                 timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ()),
+                 witnesses: int = 1):
+        """`witnesses`: how many distinct witnesses to give of each class (different tables, moves
+        or references), each on the smallest table that shows it."""
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
+        self.witnesses = max(1, witnesses)
         self.bounds = bounds
         self.timeout_ms = timeout_ms
         self.situation = Situation(self.spec_a, edition, bounds)
@@ -118,9 +129,10 @@ class Differ:
         return None
 
     def classes(self, assertions: list, winners: list, what: str):
-        """Models of the disagreement, one per combination of deciding rules, each on the
-        smallest table that shows it. One solver for all classes: each found class is
-        blocked in place, so Z3 keeps what it learned about the decision."""
+        """Models of the disagreement, one per combination of deciding rules: for each, its
+        witnesses (up to self.witnesses, each on the smallest table that shows it, each on
+        another table than the ones before) and the winners' values. One solver for all
+        classes: each found class is blocked in place, so Z3 keeps what it learned."""
         solver = self.solver(assertions)
         for _ in range(MAX_CLASSES):
             model = self.solve(solver, what)
@@ -128,7 +140,14 @@ class Differ:
                 return
             values = [model.eval(w, model_completion=True).as_long() for w in winners]
             same_class = [w == v for w, v in zip(winners, values)]
-            yield self.smaller(assertions + same_class) or model, values
+            models = [self.smaller(assertions + same_class) or model]
+            while len(models) < self.witnesses:
+                others = [z3.Not(z3.And(self.situation.table_of(m))) for m in models]
+                another = self.smaller(assertions + same_class + others)
+                if another is None:
+                    break
+                models.append(another)
+            yield models, values
             solver.add(z3.Not(z3.And(same_class)))
 
     def smaller(self, assertions: list):
@@ -252,13 +271,17 @@ class Differ:
         legal_b, win_b, rules_b = self.tr_b.legal(kind)
         context = self.situation.move_shape(kind) + [kind_context(self.situation, self.sites_a, kind),
                                                      kind_context(self.situation, self.sites_b, kind)]
-        for model, (wa, wb) in self.classes(context + [legal_a != legal_b], [win_a, win_b], f"legal {kind}"):
+        for models, (wa, wb) in self.classes(context + [legal_a != legal_b], [win_a, win_b], f"legal {kind}"):
             ra, rb = _rule(rules_a, wa), _rule(rules_b, wb)
-            allowed = self.name_a if z3.is_true(model.eval(legal_a, model_completion=True)) else self.name_b
-            refused = self.name_b if allowed == self.name_a else self.name_a
-            message = f"{kind} is legal in {allowed} and refused in {refused}: " \
-                      f"{self.name_a} decides by {_name(ra)}, {self.name_b} by {_name(rb)}"
-            self.add(f"legal {kind}", message, ra, rb, model, kind, legal_in=allowed)
+
+            def allowed(model) -> str:
+                return self.name_a if z3.is_true(model.eval(legal_a, model_completion=True)) else self.name_b
+
+            def message(model) -> str:
+                refused = self.name_b if allowed(model) == self.name_a else self.name_a
+                return f"{kind} is legal in {allowed(model)} and refused in {refused}: " \
+                       f"{self.name_a} decides by {_name(ra)}, {self.name_b} by {_name(rb)}"
+            self.add(f"legal {kind}", message, ra, rb, models, kind, legal_in=allowed(models[0]))
 
     def fire(self) -> None:
         roles = []
@@ -286,27 +309,28 @@ class Differ:
             outcomes[role] = side
             (wa, ra, fa, ua, _), (wb, rb, fb, ub, _) = side[self.name_a], side[self.name_b]
             differ = z3.Or(fa != fb, z3.And(fa, fb, ua != ub))
-            for model, (xa, xb) in self.classes(context + [differ], [wa, wb], f"fire {role}"):
-                fired_a = z3.is_true(model.eval(fa, model_completion=True))
-                fired_b = z3.is_true(model.eval(fb, model_completion=True))
-                if fired_a != fired_b:
-                    message = f"the power of {role} fires in {self.name_a if fired_a else self.name_b} only"
-                else:
-                    message = f"the power of {role} is played by different players"
-                self.add(f"fire {role}", message, _rule(ra, xa), _rule(rb, xb), model)
+            for models, (xa, xb) in self.classes(context + [differ], [wa, wb], f"fire {role}"):
+                def message(model, role=role, fa=fa, fb=fb) -> str:
+                    fired_a = z3.is_true(model.eval(fa, model_completion=True))
+                    fired_b = z3.is_true(model.eval(fb, model_completion=True))
+                    if fired_a != fired_b:
+                        return f"the power of {role} fires in {self.name_a if fired_a else self.name_b} only"
+                    return f"the power of {role} is played by different players"
+                self.add(f"fire {role}", message, _rule(ra, xa), _rule(rb, xb), models)
         for i, x in enumerate(roles):
             for y in roles[i + 1:]:
                 (wax, rax, fax, _, kax), (wbx, rbx, fbx, _, kbx) = outcomes[x][self.name_a], outcomes[x][self.name_b]
                 (way, ray, fay, _, kay), (wby, rby, fby, _, kby) = outcomes[y][self.name_a], outcomes[y][self.name_b]
                 differ = z3.And(fax, fay, fbx, fby, (kax < kay) != (kbx < kby))
                 winners = [wax, way, wbx, wby]
-                for model, (a1, a2, b1, b2) in self.classes(context + [differ], winners, f"order of {x} and {y}"):
-                    first_a = x if model.eval(kax < kay, model_completion=True) else y
-                    first_b = x if model.eval(kbx < kby, model_completion=True) else y
-                    message = f"the powers of {x} and {y} come in a different order: {self.name_a} plays " \
-                              f"{first_a} first, {self.name_b} plays {first_b} first"
+                for models, (a1, a2, b1, b2) in self.classes(context + [differ], winners, f"order of {x} and {y}"):
+                    def message(model, x=x, y=y, kax=kax, kay=kay, kbx=kbx, kby=kby) -> str:
+                        first_a = x if model.eval(kax < kay, model_completion=True) else y
+                        first_b = x if model.eval(kbx < kby, model_completion=True) else y
+                        return f"the powers of {x} and {y} come in a different order: {self.name_a} plays " \
+                               f"{first_a} first, {self.name_b} plays {first_b} first"
                     self.add(f"order {x} / {y}", message, [_rule(rax, a1), _rule(ray, a2)],
-                             [_rule(rbx, b1), _rule(rby, b2)], model)
+                             [_rule(rbx, b1), _rule(rby, b2)], models)
                     # an order changes with the ranks: the rules whose rank differs are the cause
                     pairs = [(_rule(rax, a1), _rule(rbx, b1)), (_rule(ray, a2), _rule(rby, b2))]
                     self.report.differences[-1].causes = {
@@ -326,12 +350,13 @@ class Differ:
         if matters:  # first where a procedure takes another branch for it: a telling witness
             searches.insert(0, context + [differ, z3.Or(matters)])
         for assertions in searches:
-            for model, (wa, wb) in self.classes(assertions, [win_a, win_b], f"value {name}"):
-                read = Reader(self.situation, model)
-                shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
-                message = f"{name}({shown}) is {_shown(read, value_a, decl.type)} in {self.name_a} and " \
-                          f"{_shown(read, value_b, decl.type)} in {self.name_b}"
-                self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), model)
+            for models, (wa, wb) in self.classes(assertions, [win_a, win_b], f"value {name}"):
+                def message(model) -> str:
+                    read = Reader(self.situation, model)
+                    shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
+                    return f"{name}({shown}) is {_shown(read, value_a, decl.type)} in {self.name_a} and " \
+                           f"{_shown(read, value_b, decl.type)} in {self.name_b}"
+                self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), models)
                 self.report.differences[-1].read_by_rules = read_by_rules
             if any(d.decision == f"value {name}" for d in self.report.differences):
                 return
@@ -352,13 +377,16 @@ class Differ:
                 continue
         return found
 
-    def add(self, decision: str, message: str, ra, rb, model, kind: str | None = None,
+    def add(self, decision: str, message, ra, rb, models: list, kind: str | None = None,
             legal_in: str | None = None) -> None:
+        """A class: `message(model)` says it as one witness shows it; the first model is its witness."""
         rules_a = [RuleInfo.of(r) for r in (ra if isinstance(ra, list) else [ra]) if r is not None]
         rules_b = [RuleInfo.of(r) for r in (rb if isinstance(rb, list) else [rb]) if r is not None]
-        self.report.differences.append(Difference(decision, message, {self.name_a: rules_a, self.name_b: rules_b},
-                                                  describe_model(self.situation, model, kind), kind,
-                                                  legal_in=legal_in))
+        first, *others = models
+        self.report.differences.append(Difference(
+            decision, message(first), {self.name_a: rules_a, self.name_b: rules_b},
+            describe_model(self.situation, first, kind), kind, legal_in=legal_in,
+            more=[(message(m), describe_model(self.situation, m, kind)) for m in others]))
 
     def text_changes(self) -> None:
         def table(spec: Spec) -> dict:
@@ -461,10 +489,11 @@ def _shown(read, value, type_) -> str:
 
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
-         timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False) -> DiffReport:
+         timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False,
+         witnesses: int = 1) -> DiffReport:
     """Assumes only the invariants each spec proves inductive (proofs.py) under the edition.
-    `progress`: show each phase's progress on stderr."""
+    `progress`: show each phase's progress on stderr; `witnesses`: per class (Differ)."""
     from .proofs import prove_all, proved_everywhere
     proofs = prove_all([(a[1], edition), (b[1], edition)], bounds, timeout_ms, use_cache, progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
-    return Differ(a, b, edition, bounds, timeout_ms, proved).run(progress)
+    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses).run(progress)

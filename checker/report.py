@@ -118,6 +118,9 @@ def diff_text(report: DiffReport) -> str:
                     lines.append(f"         {side}: {rule.name}  {rule.loc}")
                     lines += [f"           {cite}" for cite in rule.cites]
             lines.append(f"         witness: {witness_line(item.witness)}")
+            for number_, (message, witness) in enumerate(item.more, start=2):
+                shown = "" if message == item.message else f"{message}; "
+                lines.append(f"         witness {number_}: {shown}{witness_line(witness)}")
             if item.scenario:
                 lines.append(f"         scenario: {item.scenario}")
             elif item.emitted:

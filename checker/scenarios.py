@@ -61,7 +61,7 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
                for index, item in enumerate(finding.classes, start=1)]
     # each class's search is independent: side by side in forked workers, the same on any machine
     phase = Phase("searching play for witnesses", "classes", enabled=progress, planned=len(classes))
-    scenarios = in_forked_workers(realize, [(item, rules_a, rules_b) for _, _, item in classes],
+    scenarios = in_forked_workers(realize_any, [(item, rules_a, rules_b) for _, _, item in classes],
                                   lambda index, scenario: phase.progress(0, 1))
     phase.finish(f"{sum(s is not None for s in scenarios)} of {len(classes)} classes played")
     for (number, index, item), scenario in zip(classes, scenarios):
@@ -189,6 +189,16 @@ def closeness(rnd: Round, witness: dict) -> int:
 
 
 # ---- the search --------------------------------------------------------------------------------
+
+def realize_any(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    """A scenario of the class from the first of its witnesses (diff --witnesses N) the play
+    search reaches."""
+    for alternative in item.alternatives():
+        found = realize(alternative, rules_a, rules_b)
+        if found is not None:
+            return found
+    return None
+
 
 def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
     if item.decision.startswith("value "):

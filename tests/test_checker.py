@@ -10,6 +10,7 @@ import yaml
 
 from baobei.checker.check import check
 from baobei.checker.diff import diff
+from baobei.checker.report import diff_text, witness_line
 from baobei.checker.symbolic import Bounds
 from baobei.cli import main
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
@@ -229,3 +230,26 @@ def test_no_witness_holds_more_copies_of_a_card_than_the_edition(spec_copy, peli
         for card, count in _copies(witness).items():
             assert count <= edition.deck[card], (card, witness)
         assert all(name in witness["players"] for name in witness["layouts"])
+
+
+def test_more_witnesses_per_class_are_distinct_tables_that_can_occur(config):
+    """diff --witnesses N: up to N witnesses of each class, each another table, each one the
+    proved invariants allow (a drawn reference names a card) with no more copies than the deck."""
+    spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
+    edition = load_edition_for(config, spec_fr)
+    report = diff(("fr", spec_fr), ("de", spec_de), edition, SMALL, witnesses=3)
+    classes = [item for finding in report.findings for item in finding.classes]
+    assert sum(bool(item.more) for item in classes) >= len(classes) // 2
+    for item in classes:
+        shown = [witness_line(w) for w in [item.witness] + [w for _, w in item.more]]
+        assert len(item.more) <= 2 and len(set(shown)) == len(shown), shown
+        for alternative in item.alternatives():
+            witness = alternative.witness
+            if item.kind is not None:       # the same kind of move, in every witness of a legality class
+                assert witness["move"].split(": ")[1].split()[0] == item.kind
+            for card, count in _copies(witness).items():
+                assert count <= edition.deck[card], (card, witness)
+            reference = witness.get("reference") or {}
+            assert reference.get("how") != "drawn" or reference.get("card"), witness
+    text = diff_text(report)
+    assert "witness 2: " in text and "witness 3: " in text
