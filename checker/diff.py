@@ -9,7 +9,7 @@ search goes on until no disagreement is left. One rule difference is one finding
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import z3
 
@@ -20,10 +20,10 @@ from baobei.dsl.schema import MOVE_KINDS
 from baobei.dsl.unparse import declaration
 from baobei.interpreter.progress import Phase
 
-from .check import DEFAULT_TIMEOUT_MS, RuleInfo
-from .sites import analyse, kind_context, resolve_context
 from . import parallel
+from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .parallel import in_forked_workers
+from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
 from .witness import Reader, describe_model
@@ -53,7 +53,6 @@ class Difference:
 
     def alternatives(self) -> list["Difference"]:
         """The class with each of its witnesses in turn, the first one first."""
-        from dataclasses import replace
         return [self] + [replace(self, message=message, witness=witness, more=[]) for message, witness in self.more]
 
 
