@@ -183,7 +183,8 @@ def test_an_interrupted_command_keeps_its_games_and_the_same_command_resumes(tmp
     """Ctrl-C once the first games are in (its progress line shows): exit 130, the checkpoint
     holds what was played, and the same command finishes the study."""
     checkpoint = tmp_path / "study.json"
-    args = ["balance", "fr", "de", "--games", "400", "--players", "2", "--seed", "6", "--checkpoint",
+    # enough games that the study is still running when the first progress line (after a second) shows
+    args = ["balance", "fr", "de", "--games", "2000", "--players", "2", "--seed", "6", "--checkpoint",
             str(checkpoint), "--json"]
     command = shutil.which("baobei", path=str(Path(sys.executable).parent)) or shutil.which("baobei")
     process = subprocess.Popen([command, *args, "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -197,7 +198,7 @@ def test_an_interrupted_command_keeps_its_games_and_the_same_command_resumes(tmp
     assert process.returncode == 130, err
     assert b"the same command resumes the study" in err and b"Traceback" not in err
     kept = json.loads(checkpoint.read_text(encoding="utf-8"))
-    assert 10 <= kept["played"] < 400 and not kept["finished"]
+    assert 10 <= kept["played"] < 2000 and not kept["finished"]
     code, out, _ = run(capsys, *args)
     resumed = json.loads(out)
-    assert code == 0 and resumed["played"] == 400 and resumed["finished"]
+    assert code == 0 and resumed["played"] == 2000 and resumed["finished"]
