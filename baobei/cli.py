@@ -113,6 +113,12 @@ def cmd_why(args) -> int:
     return 0
 
 
+def _progress_shown(args, quiet_for_json: bool = False) -> bool:
+    """Progress goes to stderr on a terminal, or anywhere with --progress (with --json on a
+    terminal too, unless the command keeps quiet for JSON)."""
+    return (sys.stderr.isatty() and not (quiet_for_json and args.json)) or args.progress
+
+
 def _read_move(text: str, rnd):
     """A move written 'PLAYER: MOVE' on the command line; one that cannot be read is an error at
     its word (E410)."""
@@ -182,7 +188,7 @@ def cmd_simulate(args) -> int:
     record = open(args.record, "w", encoding="utf-8") if args.record else None
     try:
         stats = simulate(rules, args.players, args.games, seed, agents, check=args.check,
-                         progress=not args.json and sys.stderr.isatty() or args.progress, record=record,
+                         progress=_progress_shown(args, quiet_for_json=True), record=record,
                          workers=workers, ray=args.ray, failures=args.failures)
     except SimulationFailed as failed:
         # a broken invariant is a finding of --check; a gap met in play (E500) is a spec no rule
@@ -254,7 +260,7 @@ def cmd_balance(args) -> int:
     checkpoint = Path(args.checkpoint) if args.checkpoint else None
     try:
         findings = run_study(study, workers=workers, ray=args.ray, checkpoint=checkpoint,
-                             progress=not args.json and sys.stderr.isatty() or args.progress)
+                             progress=_progress_shown(args, quiet_for_json=True))
     except KeyboardInterrupt:
         if checkpoint:
             print(f"the games played are kept in {checkpoint}: the same command resumes the study", file=sys.stderr)
@@ -347,7 +353,7 @@ def cmd_check(args) -> int:
     if not args.json:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
-    shown = sys.stderr.isatty() or args.progress
+    shown = _progress_shown(args)
     proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache, progress=shown)
     from baobei.checker.parallel import in_forked_workers
     from baobei.interpreter.progress import Phase
@@ -398,7 +404,7 @@ def cmd_mutate(args) -> int:
     numbers = mutate.choose(total, args.sample, args.seed, args.mutant)
     spec = load_spec(config, variant)
     bounds = Bounds(args.players, args.slots)
-    shown = (sys.stderr.isatty() or args.progress) and not args.json
+    shown = _progress_shown(args) and not args.json
     say = (lambda line: print(f"  {line}", file=sys.stderr, flush=True)) if shown else None
     if not args.json:
         print(f"mutants of {variant}: {total}; judging {len(numbers)} (seed {args.seed}) against "
@@ -485,7 +491,7 @@ def cmd_diff(args) -> int:
                           "(baobei diff --old DIR --new DIR)")
     spec_a, spec_b = load_spec(config, args.a), load_spec(config, args.b)
     edition = load_edition_for(config, spec_a)
-    shown = sys.stderr.isatty() or args.progress
+    shown = _progress_shown(args)
     report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
                   progress=shown, witnesses=args.witnesses)
     if args.emit:
@@ -518,7 +524,7 @@ def _diff_versions(args, config, started: float) -> int:
     if not args.json:
         print(f"old: {old.describe()}\nnew: {new.describe()}")
     variants = [args.variant] if args.variant else _variants(config, "all")
-    shown = sys.stderr.isatty() or args.progress
+    shown = _progress_shown(args)
     reports = [compare_versions(old, new, variant, Bounds(args.players, args.slots), args.timeout,
                                 args.scenarios or [], args.games or [], args.emit, progress=shown)
                for variant in variants]
@@ -606,7 +612,7 @@ def cmd_report(args) -> int:
     from baobei.checker.symbolic import Bounds
     path = build(config, variants, Path(args.out), args.format, args.games, args.players, seed,
                  _agent_names(args.agents),
-                 progress=sys.stderr.isatty() or args.progress, bounds=Bounds(args.check_players, args.check_slots),
+                 progress=_progress_shown(args), bounds=Bounds(args.check_players, args.check_slots),
                  balance_games=args.balance_games)
     from baobei.dsl.errors import shown_path
     print(f"report written to {shown_path(path.resolve())}")

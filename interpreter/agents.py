@@ -42,33 +42,26 @@ class RandomAgent(Agent):
         ask = rnd.pending
         kinds = ask.kinds_of(player)
         if may_decline:
-            kinds = _undeclined(kinds)
+            kinds = _without(kinds, _DECLINES)
         if "bao" in kinds and len(kinds) > 1:
-            kinds = _without_bao(kinds)
+            kinds = _without(kinds, _BAO)
             if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves
         return ask.random_move(player, kinds, rng)
 
-_UNDECLINED: dict[tuple, tuple] = {}     # kinds -> those that are not declines
+_WITHOUT: dict[tuple, tuple] = {}     # (kinds, dropped) -> kinds without those
 
 
-def _undeclined(kinds: tuple) -> tuple:
-    """The kinds that are not declines (kept per tuple of kinds: an ask site's are always the same)."""
-    found = _UNDECLINED.get(kinds)
+def _without(kinds: tuple, dropped: frozenset) -> tuple:
+    """The kinds that are not dropped (kept per tuple of kinds: an ask site's are always the same)."""
+    found = _WITHOUT.get((kinds, dropped))
     if found is None:
-        found = _UNDECLINED[kinds] = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
+        found = _WITHOUT[kinds, dropped] = tuple(kind for kind in kinds if kind not in dropped)
     return found
 
 
-_WITHOUT_BAO: dict[tuple, tuple] = {}    # kinds -> the same without bao
-
-
-def _without_bao(kinds: tuple) -> tuple:
-    found = _WITHOUT_BAO.get(kinds)
-    if found is None:
-        found = _WITHOUT_BAO[kinds] = tuple(kind for kind in kinds if kind != "bao")
-    return found
+_DECLINES, _BAO = frozenset(DECLINE_KINDS), frozenset({"bao"})
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
