@@ -143,3 +143,12 @@ def test_a_ray_cluster_gives_the_verdicts_of_this_process(ray_cluster, capsys):
     assert code == 0
     assert [(v["number"], v["status"], v["by"]) for v in here["mutants"]] == \
         [(v["number"], v["status"], v["by"]) for v in on_ray["mutants"]]
+
+
+def test_a_mutant_check_would_report_is_killed_by_the_check(config, capsys):
+    """Dropping `p == bao` from the failed-BAO score makes it overlap the ordinary score: no
+    scenario's outcome changes, but `check` reports the overlap, so the mutant is killed."""
+    number = _number(_layers_and_mutations(config, "fr")[1],
+                     "rule score.bao_failure: `p == bao and not bao_succeeds` -> `not bao_succeeds`")
+    verdict = _judged(capsys, "--mutant", str(number))["mutants"][0]
+    assert verdict["status"] == "killed" and verdict["by"].startswith("check: overlap"), verdict
