@@ -74,12 +74,12 @@ class SideSums:
         self.bao_success.add(game.bao_successes, game.bao_scored)
         self.second_recycle.add(game.final_phase_rounds, rounds)
         for seat in range(1, game.seats + 1):
-            self.seat_wins.setdefault(seat, RatioSums()).add(int(game.winner_seat == seat), 1)
+            _sums(self.seat_wins, seat).add(int(game.winner_seat == seat), 1)
         for kind, (tried, succeeded) in game.plucks.items():
-            self.pluck_tries.setdefault(kind, RatioSums()).add(tried, rounds)
-            self.pluck_success.setdefault(kind, RatioSums()).add(succeeded, tried)
+            _sums(self.pluck_tries, kind).add(tried, rounds)
+            _sums(self.pluck_success, kind).add(succeeded, tried)
         for card, fired in game.powers.items():
-            self.powers.setdefault(card, RatioSums()).add(fired, rounds)
+            _sums(self.powers, card).add(fired, rounds)
         for name in HISTOGRAMS:
             getattr(self, name).add(getattr(game, name))
 
@@ -89,7 +89,7 @@ class SideSums:
         for name in ("seat_wins", "pluck_tries", "pluck_success", "powers"):
             mine = getattr(self, name)
             for key, sums in getattr(other, name).items():
-                mine.setdefault(key, RatioSums()).merge(sums)
+                _sums(mine, key).merge(sums)
 
     def per_round(self, sums: RatioSums | None) -> RatioSums:
         """A count kept only over the games where it occurred, per round over all games."""
@@ -137,6 +137,14 @@ def base_variant(config: Config, variant: str) -> tuple[Config, str]:
         config = replace(config, variants={**config.variants, name: base})
     return config, name
 
+
+def _sums(table: dict, key) -> RatioSums:
+    """The sums kept under this key, new ones the first time (setdefault would build a
+    RatioSums for every call: this runs a few dozen times per game)."""
+    found = table.get(key)
+    if found is None:
+        found = table[key] = RatioSums()
+    return found
 
 @dataclass(frozen=True)
 class Side:

@@ -35,9 +35,12 @@ class RandomAgent(Agent):
     name = "random"
     bao_rate = 0.05
 
+    def __init__(self, player: str, rng: Rng):
+        super().__init__(player, rng)
+        self.uniform = rng.random.random
+
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        rng = self.rng
-        if may_decline and rng.random.random() < 0.5:
+        if may_decline and self.uniform() < 0.5:
             return None  # in a window, half the time it lets the card go
         ask = rnd.pending
         kinds = ask.kinds_of(player)
@@ -45,10 +48,10 @@ class RandomAgent(Agent):
             kinds = _without(kinds, _DECLINES)
         if "bao" in kinds and len(kinds) > 1:
             kinds = _without(kinds, _BAO)
-            if rng.random.random() < self.bao_rate and ask.legal(player, "bao", 0):
+            if self.uniform() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves
-        return ask.random_move(player, kinds, rng)
+        return ask.random_move(player, kinds, self.rng)
 
 _WITHOUT: dict[tuple, tuple] = {}     # (kinds, dropped) -> kinds without those
 

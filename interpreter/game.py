@@ -50,10 +50,12 @@ class GameRecord:
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
               tiebreak: bool = False, deck: list[str] | None = None, lot: int | None = None,
-              reshuffles: list[list[str]] | None = None) -> Round:
+              reshuffles: list[list[str]] | None = None, copyable: bool = True) -> Round:
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
     `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
-    `reshuffles`: a recorded deal and the draw piles its recycles made (top first)."""
+    `reshuffles`: a recorded deal and the draw piles its recycles made (top first). `copyable`
+    False: the round cannot be cloned (a played game never is, and keeping the randomness's
+    state for it costs every round)."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
@@ -66,9 +68,9 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, to
     rnd.initial_deck = [card.kind.name for card in reversed(rnd.deck)]
     if reshuffles is not None:
         rnd.reshuffles = [list(order) for order in reshuffles]
-    # a copy is the same deal played again, with the randomness as it is now
-    seed, state, dealt = rng.seed, rng.random.getstate(), rnd.initial_deck
-    rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak, dealt, lot, reshuffles)
+    if copyable:    # a copy is the same deal played again, with the randomness as it is now
+        seed, state, dealt = rng.seed, rng.random.getstate(), rnd.initial_deck
+        rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak, dealt, lot, reshuffles)
     rnd.start(["setup", "turns"])
     return rnd
 
@@ -129,11 +131,13 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     move is not judged a second time; `trusted=False` judges every move again. `on_move` is
     called after every move, or only after those of the kinds in `watched` when given."""
     if trusted:
+        choosing = {player: agents[player.name].choose for player in rnd.players}
+
         def next_move(ask):
             clauses = ask.clauses
             actor = clauses[0][0]
             if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-                move = agents[actor.name].choose(rnd, actor, False)
+                move = choosing[actor](rnd, actor, False)
                 return move if move is not None else _chosen(ask, move)
             return decide(rnd, agents, rng)
         return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND, watched)
@@ -168,7 +172,8 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     tiebreak = False
     for _ in range(MAX_ROUNDS):
         started = time.perf_counter()
-        rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak)
+        rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak,
+                        copyable=False)
         record.deal_seconds += time.perf_counter() - started
         for agent in agents.values():
             agent.new_round(rnd)
