@@ -380,7 +380,7 @@ class Staged:
             if arity == 2 or sources[0].lstrip("_") == "all":    # many candidates (Form.cost 2)
                 pick = f"R{site}_{kind}{arity}"
                 lines += self._sampler(pick, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
-                                       exists, every)
+                                       every)
             table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r}, {pick})")
         return lines, "(" + "".join(entry + ", " for entry in table) + ")"
 
@@ -590,15 +590,18 @@ class Staged:
         return out + [refuse]
 
     def _sampler(self, name: str, pseudo: list[Pseudo], arity: int, sources: tuple[str, ...], env: Env, doc: str,
-                 exists: str, every: str) -> list[str]:
-        """R: one legal argument tuple drawn uniformly, None when there is none: after X says there
-        is one, up to TRIES candidates drawn uniformly and judged (J's rules written into the loop;
-        drawn only when there are more than SMALL), else one of E's list."""
+                 every: str) -> list[str]:
+        """R: one legal argument tuple drawn uniformly, None when there is none: unless the tests
+        that refuse every candidate at once do (X's first stage), up to TRIES candidates drawn
+        uniformly and judged (J's rules written into the loop; drawn only when there are more than
+        SMALL), else one of E's list. X itself is not asked: where candidates are many, most
+        decisions that get this far have legal ones, and a draw finds one sooner than X's scan."""
         self.compiler.reset()
         out = [f"def {name}(S, C, actor, ask, uniform):",
-               f'    """{doc}: a legal argument tuple drawn uniformly (None: there is none)"""',
-               f"    if not {exists}(S, C, actor, ask):",
-               "        return None"]
+               f'    """{doc}: a legal argument tuple drawn uniformly (None: there is none)"""']
+        if not any(rule.allow for rule in pseudo):
+            return out + ["    return None", ""]
+        out += indent(self._refused_at_once(pseudo, env, "return None"))
         found = "(a,)" if arity == 1 else "(a, b)"
         judged = self._verdicts(pseudo, env, f"return {found}", "continue")
         if arity == 1:       # one slot anywhere on the table, drawn from the layouts without listing them
@@ -621,8 +624,24 @@ class Staged:
                     "            if a is b:", "                continue"]
             out += indent(judged, "            ")
         out += [f"    legal = {every}(S, C, actor, ask)",
+                "    if not legal:",
+                "        return None",
                 "    return legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]", ""]
         return out
+
+    def _refused_at_once(self, pseudo: list[Pseudo], env: Env, skip: str) -> list[str]:
+        """The tests that refuse every candidate before any is looked at, as X and E begin: no
+        allowing rule's conditions on the state alone hold, or an exception before them all does."""
+        body: list[str] = []
+        allows = [i for i, rule in enumerate(pseudo) if rule.allow]
+        flags = [self._flag(i, 0, "True", pseudo[i], env, body) for i in allows]
+        if "True" not in flags:
+            body += [f"if not ({' or '.join(flags)}):", f"    {skip}"]
+        for rule in pseudo[:allows[0]]:
+            if rule.complete_at(0):
+                code = self._conjunction("True", rule.stages[0], env)
+                body += code.lines + [f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name}", f"    {skip}"]
+        return body
 
     @staticmethod
     def _domain(source: str) -> str:

@@ -54,8 +54,8 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, to
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
     `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
     `reshuffles`: a recorded deal and the draw piles its recycles made (top first). `copyable`
-    False: the round cannot be cloned (a played game never is, and keeping the randomness's
-    state for it costs every round)."""
+    False: the round cannot be cloned or rebuilt (keeping the randomness's state for that costs
+    every round: a balance study does without)."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
@@ -159,7 +159,10 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
 
 
 def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str], *, on_move=None,
-              on_round=None, on_round_start=None, trusted: bool = True, watched=None) -> GameRecord:
+              on_round=None, on_round_start=None, trusted: bool = True, watched=None,
+              copyable: bool = True) -> GameRecord:
+    """One seeded game. `copyable` False: its rounds cannot be cloned or rebuilt (new_round), as
+    a study that only counts does not need."""
     from .agents import make_agent
     rng = Rng(seed)
     names = [f"P{i + 1}" for i in range(player_count)]
@@ -173,7 +176,7 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     for _ in range(MAX_ROUNDS):
         started = time.perf_counter()
         rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak,
-                        copyable=False)
+                        copyable=copyable)
         record.deal_seconds += time.perf_counter() - started
         for agent in agents.values():
             agent.new_round(rnd)

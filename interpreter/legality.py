@@ -270,6 +270,7 @@ class Ask:
                 if self._legal.get(key) is False:
                     return None
                 args = form.pick(self.round, self.C, actor, self, uniform)
+                self._legal[key] = args is not None
                 return None if args is None else Move(actor, form.kind, args)
             listed = form.every(self.round, self.C, actor, self)    # (what args_of lists, not kept)
         if not listed:

@@ -104,5 +104,5 @@ def play_measured(rules: Rules, players: int, seed: int, agents: list[str]) -> G
     """One seeded game and what it measured."""
     collector = MetricsCollector()
     record = play_game(rules, players, seed, agents, on_move=collector.on_move, on_round=collector.on_round,
-                       watched=WATCHED)
+                       watched=WATCHED, copyable=False)
     return collector.finish(record)
