@@ -118,6 +118,8 @@ def tables(witness: dict, rules: Rules) -> list[dict]:
     power = witness.get("power")
     if power:
         card = next((c for c, d in rules.spec.cards.items() if d.power == power), None)
+        if card and witness.get("moved_by_powers"):
+            variants += _two_powers_one_turn(table, witness, layouts, card)
         if card:
             for active in players:
                 for other in players:
@@ -132,6 +134,37 @@ def tables(witness: dict, rules: Rules) -> list[dict]:
             # the other cards named, and two cards like the top one: something to pluck with it
             variants.append(table(deck_top, witness["active"], {holder: rest + ([top, top] if top else [])}))
     return variants
+
+
+# (cards the active player keeps, cards the other keeps): few cards, so that the first power
+# of the turn can move every card that matters to the second one
+_FEW_CARDS = ((1, 1), (2, 1), (1, 2), (1, 0))
+
+
+def _two_powers_one_turn(table, witness: dict, layouts: dict, card: str) -> list[dict]:
+    """Tables for a class about the movement limit: the editions differ only on a card that
+    another player's power moved earlier in the same turn (fr limits the same player within one
+    sequence, de everyone for the whole turn). Two players get powers in one turn when the
+    active player discards a drawn power card and another plucks a copy of it from a layout:
+    both powers are played, one after the other (in an order each edition decides). The
+    layouts keep only a card or two each, so that the first power can have moved all the
+    cards the second one could take; the deck has the cards both powers draw."""
+    active = witness["active"]
+    others = [p for p in witness["players"] if p != active]
+    if not others:
+        return []
+    other = others[0]
+    found = []
+    for keep_active, keep_other in _FEW_CARDS:
+        few = {name: [] for name in layouts}
+        few[active] = [c for c in layouts[active] if c != "_"][:keep_active]
+        few[other] = [c for c in layouts[other] if c != "_"][:keep_other]
+        if len(few[active]) < keep_active or len(few[other]) < keep_other:
+            continue
+        made = table([card], active, {other: [card]})
+        made["layouts"] = {name: few[name] + ([card] if name == other else []) for name in layouts}
+        found.append(made)
+    return found
 
 
 def _mentioned_cards(witness: dict) -> list[str]:
