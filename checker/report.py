@@ -129,7 +129,8 @@ def diff_text(report: DiffReport) -> str:
                 elif item.read_by_rules:
                     reason = "a decision other rules read: see their scenarios"
                 else:
-                    reason = "a decision only procedures read: the play search does not reach it"
+                    reason = ("a decision only procedures read: no short play from a table with the witness's "
+                              "variables made anything a scenario checks differ")
                 lines.append(f"         scenario: none ({reason})")
     for unknown in report.unknown:
         lines.append(f"  UNKNOWN {unknown}")

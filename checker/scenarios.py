@@ -118,6 +118,8 @@ def tables(witness: dict, rules: Rules) -> list[dict]:
     power = witness.get("power")
     if power:
         card = next((c for c, d in rules.spec.cards.items() if d.power == power), None)
+        if card and witness.get("moved_by_powers"):
+            variants += _two_powers_one_turn(table, witness, layouts, card)
         if card:
             for active in players:
                 for other in players:
@@ -132,6 +134,37 @@ def tables(witness: dict, rules: Rules) -> list[dict]:
             # the other cards named, and two cards like the top one: something to pluck with it
             variants.append(table(deck_top, witness["active"], {holder: rest + ([top, top] if top else [])}))
     return variants
+
+
+# (cards the active player keeps, cards the other keeps): few cards, so that the first power
+# of the turn can move every card that matters to the second one
+_FEW_CARDS = ((1, 1), (2, 1), (1, 2), (1, 0))
+
+
+def _two_powers_one_turn(table, witness: dict, layouts: dict, card: str) -> list[dict]:
+    """Tables for a class about the movement limit: the editions differ only on a card that
+    another player's power moved earlier in the same turn (fr limits the same player within one
+    sequence, de everyone for the whole turn). Two players get powers in one turn when the
+    active player discards a drawn power card and another plucks a copy of it from a layout:
+    both powers are played, one after the other (in an order each edition decides). The
+    layouts keep only a card or two each, so that the first power can have moved all the
+    cards the second one could take; the deck has the cards both powers draw."""
+    active = witness["active"]
+    others = [p for p in witness["players"] if p != active]
+    if not others:
+        return []
+    other = others[0]
+    found = []
+    for keep_active, keep_other in _FEW_CARDS:
+        few = {name: [] for name in layouts}
+        few[active] = [c for c in layouts[active] if c != "_"][:keep_active]
+        few[other] = [c for c in layouts[other] if c != "_"][:keep_other]
+        if len(few[active]) < keep_active or len(few[other]) < keep_other:
+            continue
+        made = table([card], active, {other: [card]})
+        made["layouts"] = {name: few[name] + ([card] if name == other else []) for name in layouts}
+        found.append(made)
+    return found
 
 
 def _mentioned_cards(witness: dict) -> list[str]:
@@ -202,7 +235,9 @@ def realize_any(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None
 
 def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
     if item.decision.startswith("value "):
-        return None  # a decision read by others: its finding shows it through their witnesses
+        if item.read_by_rules:
+            return None  # a decision rules read: its finding shows it through their classes' witnesses
+        return _realize_procedure_value(item, rules_a, rules_b)
     candidates = tables(item.witness, rules_a)
     budget = Budget(NODES_PER_CLASS)
     lockstep_nodes = NODES_LOCKSTEP["move" if item.kind is not None else "power"]
@@ -216,6 +251,59 @@ def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
             if found is not None:
                 return found
     return None
+
+
+# what a scenario can check of a round, compared between the variants for a decision that only
+# procedures read: no move's legality shows it, only what the procedure then does to the round
+OBSERVED = ("waiting", "active", "round_over", "final_phase", "bao", "shield", "recycles")
+
+
+def _realize_procedure_value(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    """A decision only procedures read (final_phase_after_bao: the recycle procedure reads it)
+    is reached by playing into the procedure: from a table with the witness's variables one
+    step before it (a recycle less, and an empty draw pile, so that the first draw recycles),
+    the same moves in both variants until something a scenario checks differs."""
+    budget = Budget(NODES_PER_CLASS)
+    for table in _procedure_tables(item.witness, rules_a):
+        found = _lockstep(table, rules_a, rules_b, item, budget, NODES_LOCKSTEP["power"], probe=_observed_apart)
+        if found is not None:
+            return found
+    return None
+
+
+def _procedure_tables(witness: dict, rules: Rules) -> list[dict]:
+    """The witness's layouts and variables (a BAO caller, its shield), each other player active
+    in turn (a caller plays no turn of its last turns), and, when the witness counts recycles,
+    one recycle less with an empty draw pile and three plain cards on the discard: the first
+    draw recycles all but the top."""
+    variables = witness.get("vars", {})
+    plain = [c for c in rules.spec.cards if rules.spec.cards[c].power is None and rules.edition.deck.get(c, 0) > 0]
+    base = {"players": list(witness["players"]),
+            "layouts": {name: list(cards) for name, cards in witness["layouts"].items()}}
+    if variables.get("bao"):
+        base["bao"] = variables["bao"]
+        base["shield"] = bool(variables.get("shield", True))
+    if variables.get("recycles"):
+        base.update(recycles=max(0, int(variables["recycles"]) - 1), deck=[], discard=plain[:3])
+    else:
+        base.update(deck=plain[:5], discard=plain[-1:])
+    found = []
+    for active in base["players"]:
+        if active != variables.get("bao"):
+            found.append({**base, "active": active})
+    return found
+
+
+def _observed_apart(a: Round, b: Round, item: Difference, rules_a: Rules, rules_b: Rules):
+    """('observed', {key: (in a, in b)}) for the checks (OBSERVED) that differ between the two
+    rounds after the same moves."""
+    from baobei.interpreter.scenario import observed
+    apart = {}
+    for key in OBSERVED:
+        got_a, got_b = observed(a, key, rules_a), observed(b, key, rules_b)
+        if got_a != got_b:
+            apart[key] = (got_a, got_b)
+    return ("observed", apart) if apart else None
 
 
 def _replay(table: dict, rules: Rules, path: list[str]) -> Round | None:
@@ -324,14 +412,17 @@ def _best_first(start_score: int, expand, budget: Budget, most: int):
     return None
 
 
-def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, budget: Budget, most: int):
+def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, budget: Budget, most: int,
+              probe=None):
+    """`probe`: what shows the class at a node (default _probe)."""
     kind = item.kind
+    probe = probe or _probe
 
     def expand(path):
         a, b = _replay(table, rules_a, path), _replay(table, rules_b, path)
         if a is None or b is None:
             return []
-        shown = _probe(a, b, item, rules_a, rules_b)
+        shown = probe(a, b, item, rules_a, rules_b)
         if shown is not None:
             return ("found", shown, path)
         if a.pending is None:
@@ -404,6 +495,15 @@ def _scenario(table: dict, rules_a: Rules, rules_b: Rules, path: list[str], show
         steps.append(_step(move, variants=[refused], expect="illegal"))
         steps.append(_step(move, variants=[allowed]))
         title = f"{move} is legal in {allowed} and refused in {refused}"
+    elif shown[0] == "observed":
+        apart = shown[1]
+        checks = {a: {key: got[0] for key, got in apart.items()}, b: {key: got[1] for key, got in apart.items()}}
+        if steps:
+            steps[-1]["then_variants"] = checks
+        title = f"after the same moves, {a} and {b} part ways: " + \
+            "; ".join(f"{key} {_shown(got[0])} in {a}, {_shown(got[1])} in {b}" for key, got in apart.items())
+        return {"title": title, "variants": [a, b], **_table(table), "steps": steps,
+                **({} if steps else {"expect_variants": checks})}
     else:
         _, wait_a, wait_b = shown
         if steps:
@@ -411,6 +511,14 @@ def _scenario(table: dict, rules_a: Rules, rules_b: Rules, path: list[str], show
         title = f"after the same moves, {a} waits for {_who(wait_a)} and {b} for {_who(wait_b)}"
     return {"title": title, "variants": [a, b], **_table(table), "steps": steps,
             **({} if steps else {"expect_variants": {a: {"waiting": shown[1]}, b: {"waiting": shown[2]}}})}
+
+
+def _shown(value) -> str:
+    if isinstance(value, dict):
+        return _who(value)
+    if value is None:
+        return "none"
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _split_scenario(table, rules_a: Rules, rules_b: Rules, first, second, legal_in_a: bool) -> dict:
@@ -438,7 +546,7 @@ def _who(wait: dict) -> str:
 
 
 def _table(table: dict) -> dict:
-    keys = ("players", "layouts", "deck", "discard", "active", "bao", "shield")
+    keys = ("players", "layouts", "deck", "discard", "active", "bao", "shield", "recycles")
     return {key: table[key] for key in keys if key in table}
 
 

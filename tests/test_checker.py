@@ -162,29 +162,67 @@ def test_making_de_like_fr_removes_that_difference(spec_copy):
     assert "legal place" not in titles and len(report.findings) == 6
 
 
-def test_diff_emits_witness_scenarios_that_pass_under_both_editions(tmp_path, capsys):
-    code = main(["diff", "fr", "de", "--players", "3", "--slots", "4", "--emit", str(tmp_path / "witnesses"),
-                 "--json"])
-    data = json.loads(capsys.readouterr().out)
+@pytest.fixture(scope="module")
+def fr_de_witnesses(tmp_path_factory):
+    """`diff fr de --emit` once for the tests that read what it wrote: (exit code, JSON, folder)."""
+    import contextlib
+    import io
+    folder = tmp_path_factory.mktemp("diff-emit") / "witnesses"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["diff", "fr", "de", "--players", "3", "--slots", "4", "--emit", str(folder), "--json"])
+    return code, json.loads(out.getvalue()), folder
+
+
+def test_diff_emits_witness_scenarios_that_pass_under_both_editions(fr_de_witnesses, capsys):
+    code, data, folder = fr_de_witnesses
     assert code == 1 and len(data["differences"]) == 7
     for difference in data["differences"]:
         emitted = [c["scenario"] for c in difference["classes"] if c["scenario"]]
-        # a decision only the procedures read (the final phase after BAO) is out of the play
-        # search's reach; tests/scenarios/deck/second-recycle-after-bao-* shows it
-        if difference["title"] != "value final_phase_after_bao":
-            assert emitted, f"no witness scenario for {difference['title']}"
+        assert emitted, f"no witness scenario for {difference['title']}"
         for item in difference["classes"]:
             direction = re.search(r"legal in \w+ and refused in \w+", item["message"])
             if item["scenario"] and direction:   # the file shows the class's direction, not its mirror
                 assert direction.group(0) in yaml.safe_load(Path(item["scenario"]).read_text())["title"]
-    files = sorted((tmp_path / "witnesses").glob("*.yaml"))
+    # only `value limited` has none: a decision the movement-limit rules read, shown by their classes
+    missing = [c["decision"] for d in data["differences"] for c in d["classes"] if not c["scenario"]]
+    assert missing == ["value limited"]
+    files = sorted(folder.glob("*.yaml"))
     assert len(files) >= 6
-    assert main(["scenario", str(tmp_path / "witnesses")]) == 0
+    assert main(["scenario", str(folder)]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == f"{2 * len(files)} passed, 0 failed"
     shows_refusal = [f for f in files if "expect: illegal" in f.read_text()]
     shows_waiting = [f for f in files if "waiting" in f.read_text()]
     assert shows_refusal and shows_waiting
+
+
+def test_diff_emits_a_passing_scenario_for_each_replace_class_and_the_final_phase(fr_de_witnesses, config):
+    from baobei.interpreter.rules import load_rules
+    from baobei.interpreter.scenario import load_scenario, run_scenario
+    _, data, _ = fr_de_witnesses
+    classes = [c for d in data["differences"] for c in d["classes"]]
+    # the shoebill's replace classes differ only through the movement limit (fr: the same player in
+    # one sequence, de: anyone in the whole turn), so each file must play two powers in one turn
+    replace = [c for c in classes if c["decision"] == "legal replace"]
+    final = [c for c in classes if c["decision"] == "value final_phase_after_bao"]
+    assert len(replace) == 4 and len(final) == 1
+    editions = [load_rules(config, "fr"), load_rules(config, "de")]
+    for item in replace + final:
+        assert item["scenario"], f"no scenario for {item['message']}"
+        scenario = load_scenario(Path(item["scenario"]))
+        for rules in editions:
+            result = run_scenario(scenario, rules)
+            assert result.passed, f"{item['scenario']} [{rules.variant}]"
+    for item in replace:
+        text = yaml.safe_load(Path(item["scenario"]).read_text())
+        steps = [next(iter(step.items())) for step in text["steps"]]
+        users = {actor for actor, move in steps if move.startswith("replace")}
+        assert len(users) == 2 and any(step.get("expect") == "illegal" for step in text["steps"])
+    shown = yaml.safe_load(Path(final[0]["scenario"]).read_text())
+    assert shown["bao"] and shown["recycles"] == 1 and shown["deck"] == []
+    checks = shown["steps"][-1]["then_variants"]
+    assert checks["fr"]["final_phase"] is False and checks["de"]["final_phase"] is True
 
 
 def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, capsys):
