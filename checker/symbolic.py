@@ -408,16 +408,12 @@ def smallness(situation: Situation) -> tuple[list[list], list]:
             wishes.append(value == init.value)
     wishes += [s.mturn[i][j] == -1 for i in range(s.bounds.players) for j in range(s.bounds.slots)]
     wishes += [s.hc == 0]
-    # early in the round: a witness at turn 17944 is one no real round reaches
-    wishes += [s.ints["turn"] <= EARLY, s.ints["sequence"] <= EARLY]
     tables = []
     for players, slots in ((2, 3), (3, 3), (3, 4), (4, 5)):
         if players <= s.bounds.players:
             tables.append([s.np <= players] + [n <= slots for n in s.ns])
     return tables + [[]], wishes
 
-
-EARLY = 3      # the turn and power sequence a witness keeps to where it can
 
 # Z3's resource count, not a timeout, bounds the search for a smaller witness: the same spec
 # then gives the same witness on a loaded machine as on an idle one (about 2 s here).
