@@ -146,6 +146,7 @@ def _sums(table: dict, key) -> RatioSums:
         found = table[key] = RatioSums()
     return found
 
+
 @dataclass(frozen=True)
 class Side:
     label: str

@@ -51,7 +51,7 @@ class RandomAgent(Agent):
             if self.uniform() < self.bao_rate and ask.legal(player, "bao", 0):
                 return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves
-        return ask.random_move(player, kinds, self.rng)
+        return ask.random_move(player, kinds, self.uniform)
 
 _WITHOUT: dict[tuple, tuple] = {}     # (kinds, dropped) -> kinds without those
 

@@ -234,13 +234,13 @@ class Ask:
             self._domains[key] = found
         return found
 
-    def random_move(self, actor, kinds, rng) -> Move | None:
+    def random_move(self, actor, kinds, uniform) -> Move | None:
         """A random legal move of one of these kinds (None: they have none): a kind at random, then
         one of its forms at random, until one has a legal move (so uniform over the kinds that
         have one, then over their forms that have one), then uniform over that form's legal moves,
         by rejection sampling over its candidates, or from the list of them when they are few (or
-        after TRIES refusals)."""
-        forms_of, uniform = self.site.forms, rng.random.random
+        after TRIES refusals). `uniform`: the draw in [0, 1) of the agent's randomness."""
+        forms_of = self.site.forms
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
             forms = forms_of[kind]
