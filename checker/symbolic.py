@@ -274,6 +274,8 @@ class Situation:
                                                                       slot.p == NONE))))
             else:
                 c.append(z3.Implies(self.tc > k, exists))
+            # a target the move does not name is none (the interpreter's `second` of a single pluck)
+            c.append(z3.Implies(self.tc <= k, z3.And(slot.p == NONE, slot.n == 0)))
         return c
 
     # -- reading the table -----------------------------------------------------------------
