@@ -26,9 +26,11 @@ def witness_line(witness: dict | None) -> str:
     for name, values in witness.get("player_vars", {}).items():
         parts.append(f"{name} " + ", ".join(f"{p}={v}" for p, v in values.items()))
     if witness.get("moved_by_powers"):
-        parts.append("moved by powers " + ", ".join(f"{slot} (turn {m['turn']}, by {m['by']})"
-                                                    for slot, m in witness["moved_by_powers"].items()) +
-                     f"; turn {witness['turn']}")
+        parts.append("moved by powers " + ", ".join(
+            f"{slot} (turn {m['turn']}, sequence {m['sequence']}, by {m['by']})"
+            for slot, m in witness["moved_by_powers"].items()))
+    if "turn" in witness:
+        parts.append(f"turn {witness['turn']}, sequence {witness['sequence']}")
     if witness.get("changed_by_others"):
         parts.append("changed by others this action: " + ", ".join(witness["changed_by_others"]))
     return " | ".join(parts)

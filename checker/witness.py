@@ -124,6 +124,7 @@ def describe_model(situation: Situation, model, kind: str | None = None) -> dict
                                                   "by": r.player(s.mby[i][j])}
     if moved:
         described["moved_by_powers"] = moved
+    if moved or power != NONE:     # the counters the movement limit compares marks with
         described["turn"] = r.int(s.ints["turn"])
         described["sequence"] = r.int(s.ints["sequence"])
     changed = [r.names[i] for i in range(r.count) if r.bool(s.changed[i])]
