@@ -27,7 +27,7 @@ from baobei.interpreter.moves import Move
 from baobei.interpreter.rules import Rules
 from baobei.interpreter.scenario import load_scenario, run_scenario, same_move, waiting
 from baobei.interpreter.state import slot_card
-from baobei.interpreter.table import round_from_table
+from baobei.interpreter.table import EMPTY, round_from_table
 
 from .diff import Difference, DiffReport
 from .parallel import in_forked_workers
@@ -95,17 +95,51 @@ def _passes(path: Path, rules_a: Rules, rules_b: Rules) -> bool:
 def tables(witness: dict, rules: Rules) -> list[dict]:
     """Small tables that may contain the witness's situation, most likely first: its layouts,
     the cards its variables mention in the draw pile and in the players' layouts, and, for a
-    power, its card to draw and a copy to pluck (powers come from draws and plucks)."""
-    players = list(witness["players"])
+    power, its card to draw and a copy to pluck (powers come from draws and plucks). The same
+    tables follow with every layout holding a few plain cards more: what the class needs is in
+    the witness's variables, but the layouts are whatever Z3 picked (often empty, when no rule of
+    the class reads them), and play needs cards to give, swap and replace. No table holds more
+    copies of a card than the edition has (a card of the same family stands in for a copy)."""
     layouts = {name: list(cards) for name, cards in witness["layouts"].items()}
+    found = _tables_from(witness, rules, layouts)
+    padded = _padded(layouts, witness, rules)
+    if padded != layouts:
+        found += _tables_from(witness, rules, padded)
+    return [table for table in found if _within_edition(table, rules)]
+
+
+PADDING = 3      # the cards each layout holds at least, in the tables of a class with padded layouts
+
+
+def _plain_cards(rules: Rules, excluded) -> list[str]:
+    """Cards of the edition without a power, but those excluded."""
+    return [c for c in rules.spec.cards if c not in excluded and rules.spec.cards[c].power is None and
+            rules.edition.deck.get(c, 0) > 0]
+
+
+def _padded(layouts: dict, witness: dict, rules: Rules) -> dict:
+    """The layouts with plain cards added, each player's own kinds, until every one holds PADDING."""
+    on_table = {card for cards in layouts.values() for card in cards}
+    spare = _plain_cards(rules, on_table | set(_mentioned_cards(witness)))
+    padded = {}
+    for index, (name, cards) in enumerate(layouts.items()):
+        missing = max(0, PADDING - sum(card != EMPTY for card in cards))
+        kinds = spare[index::len(layouts)] or spare
+        padded[name] = cards + [kinds[k % len(kinds)] for k in range(missing)] if kinds else cards
+    return padded
+
+
+def _tables_from(witness: dict, rules: Rules, layouts: dict) -> list[dict]:
+    players = list(witness["players"])
     mentioned = _mentioned_cards(witness)
     on_table = {card for cards in layouts.values() for card in cards}
-    fillers = [c for c in rules.spec.cards if c not in on_table and c not in mentioned and
-               rules.spec.cards[c].power is None and rules.edition.deck.get(c, 0) > 0]
+    fillers = _plain_cards(rules, on_table | set(mentioned))
     discard = [fillers[-1]] if fillers else []
 
     def table(deck_top: list[str], active: str, extra: dict[str, list[str]]) -> dict:
         deck = list(dict.fromkeys(deck_top + mentioned)) + fillers[:5]
+        used = _count(list(_on_table_cards(layouts)) + deck + discard)
+        extra = {name: _copies_left(cards, used, rules) for name, cards in extra.items()}
         found = {"players": players, "layouts": {n: cards + extra.get(n, []) for n, cards in layouts.items()},
                  "deck": deck, "discard": discard, "active": active}
         bao = witness.get("vars", {}).get("bao")
@@ -134,6 +168,37 @@ def tables(witness: dict, rules: Rules) -> list[dict]:
             # the other cards named, and two cards like the top one: something to pluck with it
             variants.append(table(deck_top, witness["active"], {holder: rest + ([top, top] if top else [])}))
     return variants
+
+
+def _on_table_cards(layouts: dict):
+    return (card for cards in layouts.values() for card in cards if card != EMPTY)
+
+
+def _count(cards) -> dict:
+    counts: dict = {}
+    for card in cards:
+        counts[card] = counts.get(card, 0) + 1
+    return counts
+
+
+def _copies_left(cards: list[str], used: dict, rules: Rules) -> list[str]:
+    """The cards to add, each where the edition has a copy left, else a card of its family that
+    has one (it plucks alike), else left out; `used` counts the copies taken so far."""
+    deck, spec = rules.edition.deck, rules.spec.cards
+    kept = []
+    for card in cards:
+        family = [c for c in spec if spec[c].family == spec[card].family]
+        chosen = next((c for c in [card] + family if used.get(c, 0) < deck.get(c, 0)), None)
+        if chosen is not None:
+            used[chosen] = used.get(chosen, 0) + 1
+            kept.append(chosen)
+    return kept
+
+
+def _within_edition(table: dict, rules: Rules) -> bool:
+    """No more copies of a card on the table, the pile and the discard than the edition has."""
+    counts = _count(list(_on_table_cards(table["layouts"])) + table["deck"] + table["discard"])
+    return all(count <= rules.edition.deck.get(card, 0) for card, count in counts.items())
 
 
 # (cards the active player keeps, cards the other keeps): few cards, so that the first power
