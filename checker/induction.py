@@ -502,7 +502,7 @@ class Prover:
                 status, model = self.solve([reach, z3.Not(goal)], f"invariants at {where}", True, start)
                 if status != "sat":
                     if status == "unknown":
-                        failures += [Failure(self.invariants[i], where, None, graph, "unknown") for i in pending]
+                        failures += self.one_by_one(graph, where, reach, terms, pending, start, decision)
                     break
                 broken = [i for i in pending if not z3.is_true(model.eval(terms[i], model_completion=True))]
                 failures += [Failure(self.invariants[i], where, model, graph, "fails", decision) for i in broken]
@@ -514,6 +514,22 @@ class Prover:
             if status != "unsat":
                 failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
                                         "fails", what=obligation.what))
+        return failures
+
+    def one_by_one(self, graph: Graph, where: str, reach, terms: list, pending: list, start: list,
+                   decision) -> list["Failure"]:
+        """The invariants Z3 could not decide together at a place, each on its own: smaller
+        questions, and one that stays undecided leaves the others decided."""
+        if len(pending) == 1:
+            return [Failure(self.invariants[pending[0]], where, None, graph, "unknown")]
+        failures = []
+        for i in pending:
+            status, model = self.solve([reach, z3.Not(terms[i])], f"invariant {self.invariants[i].name} at {where}",
+                                       True, start)
+            if status == "sat":
+                failures.append(Failure(self.invariants[i], where, model, graph, "fails", decision))
+            elif status == "unknown":
+                failures.append(Failure(self.invariants[i], where, None, graph, "unknown"))
         return failures
 
 

@@ -15,7 +15,8 @@ from baobei.checker.symbolic import Bounds
 from baobei.cli import main
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-from conftest import edit
+from conftest import SPEC, edit
+from witness_facts import impossible_facts
 
 SMALL = Bounds(players=3, slots=4)
 
@@ -225,6 +226,25 @@ def test_diff_emits_a_passing_scenario_for_each_replace_class_and_the_final_phas
     assert checks["fr"]["final_phase"] is False and checks["de"]["final_phase"] is True
 
 
+def test_the_play_search_does_not_depend_on_the_layouts_z3_picked(config, tmp_path):
+    """diff --emit plays from what a class's witness says (its move, power, reference and
+    variables), not from the layouts Z3 happened to pick: with every witness's layouts emptied,
+    each class but `value limited` still gets a scenario that passes under both editions."""
+    from dataclasses import replace
+
+    from baobei.checker.scenarios import emit_witnesses
+    from baobei.interpreter.rules import load_rules
+    spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
+    report = diff(("fr", spec_fr), ("de", spec_de), load_edition_for(config, spec_fr), SMALL)
+    for finding in report.findings:
+        finding.classes = [replace(item, witness={**item.witness, "layouts": {name: [] for name in
+                                                                              item.witness["layouts"]}})
+                           for item in finding.classes]
+    written = emit_witnesses(report, load_rules(config, "fr"), load_rules(config, "de"), str(tmp_path))
+    missing = [item.decision for finding in report.findings for item in finding.classes if not item.scenario]
+    assert missing == ["value limited"] and len(written) == 14
+
+
 def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, capsys):
     path = spec_copy / "core" / "pluck.bao"
     path.write_text(path.read_text(encoding="utf-8") + '\nrule pluck.not_on_own_draw\n  assumed "a contradiction"\n'
@@ -240,22 +260,11 @@ def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, 
     assert "rules disagree" in out and "pluck.not_on_own_draw" in out
 
 
-def _copies(witness: dict) -> dict:
-    """The cards a witness table shows: layouts, held cards, and the discard's top (the reference
-    when a card was discarded or replaced onto it)."""
-    cards = [c for layout in witness["layouts"].values() for c in layout if c != "_"] + witness.get("held", [])
-    reference = witness.get("reference")
-    if reference and reference["how"] in ("discarded", "replaced") and reference["card"]:
-        cards.append(reference["card"])
-    counts: dict = {}
-    for card in cards:
-        counts[card] = counts.get(card, 0) + 1
-    return counts
-
-
 @pytest.mark.parametrize("pelicans", [3, 1])
-def test_no_witness_holds_more_copies_of_a_card_than_the_edition(spec_copy, pelicans):
-    """The standard deck, and an edition file with a single white pelican."""
+def test_no_witness_of_diff_shows_an_impossible_table(spec_copy, pelicans):
+    """The standard deck, and an edition file with a single white pelican: no witness holds more
+    copies of a card than the edition has, or shows anything else a round cannot have
+    (tests/witness_facts.py)."""
     edit(spec_copy / "editions" / "standard.yaml", "white_pelican: 3", f"white_pelican: {pelicans}")
     config = load_config(spec=str(spec_copy))
     spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
@@ -265,9 +274,43 @@ def test_no_witness_holds_more_copies_of_a_card_than_the_edition(spec_copy, peli
     witnesses = [item.witness for finding in report.findings for item in finding.classes]
     assert len(witnesses) >= 7
     for witness in witnesses:
-        for card, count in _copies(witness).items():
-            assert count <= edition.deck[card], (card, witness)
-        assert all(name in witness["players"] for name in witness["layouts"])
+        assert impossible_facts(witness, spec_fr, edition) == [], witness
+
+
+# A second movement limit written at the level of the French swaps: where a card another
+# player's power moved this turn is swapped, the French rule allows and this one refuses (an
+# overlap), so that check's witnesses play a power and show cards powers moved.
+HOUSE_LIMIT = """layer house
+rule power.blind_swap.not_twice_in_a_turn
+  assumed "house rule: no card is swapped twice in one turn"
+  refuse swap when power == blind_swap and (target.moved_turn == turn or second.moved_turn == turn)
+"""
+
+
+@pytest.mark.parametrize("copies", [None, 1])
+def test_no_witness_of_check_shows_an_impossible_table(tmp_path, copies):
+    """check on a house layer with findings, under the standard deck and under an edition file
+    with a single copy of every card (`copies`): each witness is a table a round can have."""
+    (tmp_path / "house.bao").write_text(HOUSE_LIMIT, encoding="utf-8")
+    config_text = f"spec: {SPEC}\nlayers: [core, fr, house]\n"
+    if copies is not None:
+        deck = yaml.safe_load((SPEC / "editions" / "standard.yaml").read_text(encoding="utf-8"))
+        deck["deck"] = {card: min(count, copies) for card, count in deck["deck"].items()}
+        (tmp_path / "fewer.yaml").write_text(yaml.safe_dump(deck), encoding="utf-8")
+        config_text += "edition: fewer.yaml\n"
+    (tmp_path / "baobei.yaml").write_text(config_text, encoding="utf-8")
+    config = load_config(cwd=tmp_path)
+    spec = load_spec(config, "house")
+    edition = load_edition_for(config, spec)
+    assert copies is None or max(edition.deck.values()) == copies
+    report = check(spec, edition, "house", SMALL, 20_000)
+    witnesses = [f.witness for f in report.findings if f.witness]
+    assert any(f.kind == "overlap" and "power.blind_swap.not_twice_in_a_turn" in {r.name for r in f.rules}
+               for f in report.findings)
+    # the overlap needs a card a power moved this turn: its witness plays a power and shows it
+    assert any(w.get("power") == "blind_swap" and w.get("moved_by_powers") for w in witnesses)
+    for witness in witnesses:
+        assert impossible_facts(witness, spec, edition) == [], witness_line(witness)
 
 
 def test_more_witnesses_per_class_are_distinct_tables_that_can_occur(config):
@@ -285,8 +328,7 @@ def test_more_witnesses_per_class_are_distinct_tables_that_can_occur(config):
             witness = alternative.witness
             if item.kind is not None:       # the same kind of move, in every witness of a legality class
                 assert witness["move"].split(": ")[1].split()[0] == item.kind
-            for card, count in _copies(witness).items():
-                assert count <= edition.deck[card], (card, witness)
+            assert impossible_facts(witness, spec_fr, edition) == [], witness_line(witness)
             reference = witness.get("reference") or {}
             assert reference.get("how") != "drawn" or reference.get("card"), witness
     text = diff_text(report)
