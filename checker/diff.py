@@ -16,12 +16,14 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.edition import Edition
 from baobei.dsl.model import Spec, expr_text
-from baobei.dsl.schema import MOVE_KINDS
+from baobei.dsl.schema import MOVE_KINDS, REQUIRED_DEFINES
 from baobei.dsl.unparse import declaration
 from baobei.interpreter.progress import Phase
 
 from . import parallel
+from .bodies import BodyComparer, bodies, knowledge, signature, statement_exprs
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
+from .execute import derived
 from .parallel import in_forked_workers
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
@@ -96,24 +98,42 @@ class DiffReport:
 class Differ:
     def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ()),
-                 witnesses: int = 1):
+                 witnesses: int = 1, edition_b: Edition | None = None):
         """`witnesses`: how many distinct witnesses to give of each class (different tables, moves
-        or references), each on the smallest table that shows it."""
+        or references), each on the smallest table that shows it. `edition_b`: the edition side b
+        plays with, when it is not `edition` (two versions of the edition file)."""
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
         self.witnesses = max(1, witnesses)
         self.bounds = bounds
         self.timeout_ms = timeout_ms
-        self.situation = Situation(self.spec_a, edition, bounds)
+        self.proved = proved
+        same = edition_b is None or _values(edition_b) == _values(edition)
+        self.editions = (edition, edition if same else edition_b)
+        self.situation = Situation(self.spec_a, edition, bounds).with_variables_of(self.spec_b)
+        self.table_b, edition_facts = self.side_b_table()
         self.tr_a = Translator(self.spec_a, self.situation)
-        self.tr_b = Translator(self.spec_b, self.situation)
+        self.tr_b = Translator(self.spec_b, self.table_b)
         self.sites_a, self.sites_b = analyse(self.spec_a)[0], analyse(self.spec_b)[0]
         self.report = DiffReport(self.name_a, self.name_b, str(bounds))
-        self.base = self.situation.constraints() + \
+        self.wellformed = self.situation.constraints() + edition_facts
+        self.base = self.wellformed + \
             [self.tr_a.expr(self.spec_a.invariants[name].expr) for name in proved[0]] + \
             [self.tr_b.expr(self.spec_b.invariants[name].expr) for name in proved[1]]
         self.report.unproved = [f"{side}: {name}" for side, spec, names in ((self.name_a, self.spec_a, proved[0]),
                                                                           (self.name_b, self.spec_b, proved[1]))
                                 for name in spec.invariants if name not in names]
+
+    def side_b_table(self) -> tuple[Situation, list]:
+        """The table as side b reads it: the same table, with its edition's threshold and deal when
+        its edition differs (and a table both editions' counts allow)."""
+        a, b = self.editions
+        if b is a:
+            return self.situation, []
+        s = self.situation
+        ints = {**s.ints, "threshold": z3.Int("b_threshold"), "edition_deal": z3.Int("b_edition_deal")}
+        table = derived(s, ints=ints, edition=b)
+        return table, [ints["threshold"] == table._by_players(b.threshold),
+                       ints["edition_deal"] == table._by_players(b.deal)] + table._deck_counts()
 
     def solver(self, assertions: list) -> z3.Solver:
         return new_solver(*self.base, *assertions, timeout_ms=self.timeout_ms)
@@ -160,20 +180,24 @@ class Differ:
                 if self.spec_a.legality_rules(kind) or self.spec_b.legality_rules(kind)]
         jobs += [(self.fire, None)] + [(self.value, name) for name in self.spec_a.decisions
                                        if name in self.spec_b.decisions]
+        jobs += [(self.machinery, name) for name in self.machinery_changes()]
+        jobs += [(self.body, name) for name in self.body_changes()]
         # Two fixed halves, each in a forked worker: the same spec gives the same report on any
         # number of cores, and on two the queries run side by side.
         halves = [list(range(0, len(jobs), 2)), list(range(1, len(jobs), 2))]
         found: dict[int, list[Difference]] = {}
         phase = Phase("comparing the decisions", "decisions", enabled=progress, planned=len(jobs))
-        for part, queries, unknown in in_forked_workers(self._run_jobs, [(jobs, half) for half in halves],
-                                                        on_progress=phase.progress):
+        not_compared = self.uncompared()
+        for part, queries, unknown, uncompared in in_forked_workers(
+                self._run_jobs, [(jobs, half) for half in halves], on_progress=phase.progress):
             found.update(part)
             self.report.queries += queries
             self.report.unknown += unknown
+            not_compared += uncompared
         self.report.differences = [d for index in sorted(found) for d in found[index]]
         phase.finish(f"{len(jobs)} decisions, {self.report.queries} queries")
         self.report.findings = self.group()
-        self.report.uncompared = self.uncompared()
+        self.report.uncompared = not_compared
         self.report.seconds = time.perf_counter() - started
         return self.report
 
@@ -181,7 +205,7 @@ class Differ:
         """Runs these jobs (in a worker, or here one half after the other); their differences by
         job, the queries and the unknowns they added."""
         found = {}
-        queries, unknown = self.report.queries, len(self.report.unknown)
+        queries, unknown, uncompared = self.report.queries, len(self.report.unknown), len(self.report.uncompared)
         for index in indexes:
             method, argument = jobs[index]
             before = len(self.report.differences)
@@ -190,8 +214,10 @@ class Differ:
             parallel.step()
         added = self.report.unknown[unknown:]
         del self.report.unknown[unknown:]
+        not_compared = self.report.uncompared[uncompared:]
+        del self.report.uncompared[uncompared:]
         queries, self.report.queries = self.report.queries - queries, queries
-        return found, queries, added
+        return found, queries, added, not_compared
 
     # -- one rule difference, one finding ------------------------------------------------------
     def group(self) -> list[Finding]:
@@ -236,24 +262,99 @@ class Differ:
         for entry in self.report.added + self.report.removed + self.report.changed:
             kind, name = entry.split(" ")[:2]
             names.add(f"{kind} {name}")
-        return names
+        return names | self.edition_changes()
+
+    def edition_changes(self) -> set[str]:
+        """The edition values the two sides play with differently (two versions of the edition file)."""
+        a, b = self.editions
+        return {label for label, x, y in (("edition deal", a.deal, b.deal), ("edition threshold", a.threshold,
+                                                                             b.threshold), ("edition deck", a.deck, b.deck))
+                if x != y}
 
     def uncompared(self) -> list[str]:
-        """The changes whose effect the comparison of decisions does not reach: the bodies of
-        procedures, move handlers and powers (what they do is not a rule's decision), the cards
-        (those bodies read a card's family and value) and whatever else those bodies read."""
-        read_by_bodies: set = set()
-        for spec in (self.spec_a, self.spec_b):
-            for items in (spec.procedures, spec.powers, spec.handlers):
-                for decl in items.values():
-                    exprs = [e for stmt in ast.walk_statements(decl.body) for e in _statement_exprs(stmt)]
-                    _reads_exprs(spec, exprs, read_by_bodies)
+        """The changes no comparison reaches: a variable's declaration (what a round starts with),
+        an enum, and who comes to see which card (the symbolic table does not model knowledge)."""
         found = []
         for entry in self.report.added + self.report.removed + self.report.changed:
             kind, name = entry.split(" ")[:2]
-            if kind in ("procedure", "power", "on", "card") or f"{kind} {name}" in read_by_bodies:
+            if kind in ("var", "enum"):
                 found.append(entry)
+        a, b = bodies(self.spec_a), bodies(self.spec_b)
+        for name in list(dict.fromkeys(list(a) + list(b))):
+            if knowledge(a.get(name)) != knowledge(b.get(name)):
+                found.append(f"{name}: who comes to see which card (what players know is not compared)")
+        if "edition deck" in self.edition_changes():
+            found.append("edition deck: which cards are in play (the comparisons judge tables both decks allow; "
+                         "the claims and recorded games judge the deck)")
         return found
+
+    # -- what bodies and the machinery do ----------------------------------------------------------
+    def body_changes(self) -> list[str]:
+        """The bodies whose behaviour may differ: the text of one of the declarations it is made of
+        (bodies.signature) differs. A handler or power only one side has is compared with doing
+        nothing; a procedure only one side has runs where a compared body calls it."""
+        a, b = bodies(self.spec_a), bodies(self.spec_b)
+        self.body_causes: dict[str, set[str]] = {}
+        for name in dict.fromkeys(list(a) + list(b)):
+            if name.startswith("procedure ") and (name not in a or name not in b):
+                continue
+            sa = signature(self.spec_a, a[name], self.editions[0]) if name in a else {name: ""}
+            sb = signature(self.spec_b, b[name], self.editions[1]) if name in b else {name: ""}
+            causes = {key for key in set(sa) | set(sb) if sa.get(key) != sb.get(key)}
+            if causes:
+                self.body_causes[name] = causes
+        return list(self.body_causes)
+
+    def body(self, name: str) -> None:
+        """The classes where the two versions of a body differ (bodies.BodyComparer)."""
+        comparer = BodyComparer((self.spec_a, self.spec_b), (self.name_a, self.name_b),
+                                (self.situation, self.table_b), (self.tr_a, self.tr_b), self.editions, self.bounds,
+                                self.timeout_ms, self.proved, self.wellformed)
+        found = comparer.compare(name, (self.sites_a, self.sites_b))
+        self.report.queries += found.queries
+        self.report.unknown += found.unknown
+        self.report.uncompared += found.incomplete
+        decls = (bodies(self.spec_a).get(name), bodies(self.spec_b).get(name))
+        infos = [replace(RuleInfo.of(decl), name=name) if decl is not None else None for decl in decls]
+        for item in found.classes:
+            rules = {side: [info] if info is not None else [] for side, info in zip((self.name_a, self.name_b), infos)}
+            self.report.differences.append(Difference(
+                f"body {name}", item.message, rules, describe_model(item.table, item.model, item.kind), item.kind,
+                causes=set(self.body_causes.get(name, ()))))
+
+    def machinery_changes(self) -> list[str]:
+        """The definitions the machinery reads (who plucks first, when a game ends, who wins, ...)
+        whose value may differ: the text of what they read differs."""
+        found = []
+        for name in REQUIRED_DEFINES:
+            da, db = self.spec_a.defines.get(name), self.spec_b.defines.get(name)
+            if da is None or db is None:
+                continue
+            sa = signature(self.spec_a, da, self.editions[0], [da.body])
+            sb = signature(self.spec_b, db, self.editions[1], [db.body])
+            if sa != sb:
+                found.append(name)
+        return found
+
+    def machinery(self, name: str) -> None:
+        """A definition the machinery reads, as a value: where the two give another."""
+        decl = self.spec_a.defines[name]
+        args, context = self.situation.decision_arguments(decl, "diff")
+        value_a, value_b = self.tr_a.define(name, args), self.tr_b.define(name, args)
+        type_ = decl.body.type
+        differ = z3.Not(self.tr_a.equal(value_a, value_b, type_))
+        for models, _ in self.classes(context + [differ], [], f"value {name}"):
+            def message(model) -> str:
+                read = Reader(self.situation, model)
+                shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
+                call = f"{name}({shown})" if decl.params else name
+                return f"{call} is {_shown(read, value_a, type_)} in {self.name_a} and " \
+                       f"{_shown(read, value_b, type_)} in {self.name_b}"
+            self.add(f"value {name}", message, decl, self.spec_b.defines[name], models)
+            changed = signature(self.spec_a, decl, self.editions[0], [decl.body])
+            other = signature(self.spec_b, self.spec_b.defines[name], self.editions[1], [self.spec_b.defines[name].body])
+            self.report.differences[-1].causes = {key for key in set(changed) | set(other)
+                                                  if changed.get(key) != other.get(key)}
 
     def cone(self, rule_name: str) -> set[str]:
         """The declarations a rule's decision reads, in both rule sets."""
@@ -303,7 +404,7 @@ class Differ:
                     user = z3.If(chosen, tr.expr(rule.body.user), user)
                     rank = z3.If(chosen, rule.body.rank, rank)
                     card = z3.If(chosen, tr.expr(rule.body.role), card)
-                powered = z3.And(fires, self.tr_a.card_attr(card, "power") != NONE)
+                powered = z3.And(fires, tr.card_attr(card, "power") != NONE)
                 side[name] = (winner, rules, powered, user, rank)
             outcomes[role] = side
             (wa, ra, fa, ua, _), (wb, rb, fb, ub, _) = side[self.name_a], side[self.name_b]
@@ -454,21 +555,8 @@ def _reads_exprs(spec: Spec, exprs: list, found: set) -> None:
             found.add(f"var {e.name}")
 
 
-def _statement_exprs(stmt) -> list:
-    """The expressions a statement holds itself (not those of the statements inside it)."""
-    found = []
-
-    def collect(value):
-        if isinstance(value, ast.Expr):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                collect(item)
-        elif isinstance(value, ast.Asked):
-            collect(value.asker)
-    for item in fields(stmt):
-        collect(getattr(stmt, item.name))
-    return found
+def _values(edition: Edition) -> tuple:
+    return edition.deck, edition.deal, edition.threshold
 
 
 def _rule(rules: list, index: int):
@@ -489,10 +577,12 @@ def _shown(read, value, type_) -> str:
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
          timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False,
-         witnesses: int = 1) -> DiffReport:
-    """Assumes only the invariants each spec proves inductive (proofs.py) under the edition.
-    `progress`: show each phase's progress on stderr; `witnesses`: per class (Differ)."""
+         witnesses: int = 1, edition_b: Edition | None = None) -> DiffReport:
+    """Assumes only the invariants each spec proves inductive (proofs.py) under its edition
+    (`edition_b` for b, when it has another). `progress`: show each phase's progress on stderr;
+    `witnesses`: per class (Differ)."""
     from .proofs import prove_all, proved_everywhere
-    proofs = prove_all([(a[1], edition), (b[1], edition)], bounds, timeout_ms, use_cache, progress=progress)
+    editions = (edition, edition_b or edition)
+    proofs = prove_all([(a[1], editions[0]), (b[1], editions[1])], bounds, timeout_ms, use_cache, progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
-    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses).run(progress)
+    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses, edition_b).run(progress)

@@ -724,10 +724,20 @@ class Executor:
             results.append((frames, state, none))
         return results
 
+    def drawn_card(self, state: Situation):
+        """The top card of the pile and what is known of it: any card (the pile's order is not
+        followed)."""
+        card = z3.Int(fresh("drawn"))
+        return card, [card >= 0, card < len(self.tr(state).ix.cards)]
+
+    def card_below_top(self, state: Situation):
+        """The card under the discard's top: any card."""
+        return z3.Int(fresh("below_top"))
+
     def put(self, step, frames, frame, state: Situation, path: list):
         """The top card of the pile (any card the counts allow) where the draw puts it."""
-        card = z3.Int(fresh("drawn"))
-        path = path + [card >= 0, card < len(self.tr(state).ix.cards)]
+        card, known = self.drawn_card(state)
+        path = path + known
         ints = dict(state.ints)
         ints["deck_size"] = state.ints["deck_size"] - 1
         state = derived(state, ints=ints)
@@ -821,7 +831,7 @@ class Executor:
         ints = dict(state.ints)
         ints["discard_size"] = state.ints["discard_size"] - 1
         held = [state.top] + list(state.held[:-1])
-        below = z3.Int(fresh("below_top"))   # the card under the top: any card (none when empty)
+        below = self.card_below_top(state)   # the card under the top (none when the discard is then empty)
         top = z3.If(ints["discard_size"] >= 1, below, z3.IntVal(NONE))
         return [(frames, derived(state, held=held, hc=state.hc + 1, ints=ints, top=top),
                  path + [z3.Implies(ints["discard_size"] >= 1, z3.And(below >= 0,

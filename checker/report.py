@@ -124,7 +124,9 @@ def diff_text(report: DiffReport) -> str:
             if item.scenario:
                 lines.append(f"         scenario: {item.scenario}")
             elif item.emitted:
-                if not item.decision.startswith("value"):
+                if item.decision.startswith("body "):
+                    reason = "no short play from the witness's table made anything a scenario checks differ"
+                elif not item.decision.startswith("value"):
                     reason = "no short play found that shows it; the witness table stands alone"
                 elif item.read_by_rules:
                     reason = "a decision other rules read: see their scenarios"
@@ -135,8 +137,8 @@ def diff_text(report: DiffReport) -> str:
     for unknown in report.unknown:
         lines.append(f"  UNKNOWN {unknown}")
     if report.uncompared:
-        lines.append("  changed, and not compared by their effect on play (procedure, handler and power bodies, "
-                     "cards, and what those bodies read): run scenarios and recorded games to see it")
+        lines.append("  not compared by their effect on play (what players know, a variable's first value, an enum, "
+                     "or a body the comparison could not follow to its end): run scenarios and recorded games to see it")
         lines += [f"    {entry}" for entry in report.uncompared]
     if report.unproved:
         lines.append(f"  invariants not proved inductive, so not assumed: {', '.join(report.unproved)}")

@@ -234,6 +234,8 @@ def realize_any(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None
 
 
 def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    if item.decision.startswith("body "):
+        return _realize_body(item, rules_a, rules_b)
     if item.decision.startswith("value "):
         if item.read_by_rules:
             return None  # a decision rules read: its finding shows it through their classes' witnesses
@@ -269,6 +271,42 @@ def _realize_procedure_value(item: Difference, rules_a: Rules, rules_b: Rules) -
         if found is not None:
             return found
     return None
+
+
+def _realize_body(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    """What a procedure, handler or power does differently is seen in play: from the witness's
+    tables, the same moves in both versions until something a scenario checks (the layouts, the
+    discard, who is asked what, ...) differs."""
+    budget = Budget(NODES_PER_CLASS)
+    for table in tables(item.witness, rules_a):
+        found = _lockstep(table, rules_a, rules_b, item, budget, NODES_LOCKSTEP["power"], probe=_played_apart)
+        if found is not None:
+            return found
+    return None
+
+
+# what a scenario checks of a round, compared between two versions whose bodies differ
+PLAYED = ("waiting", "layouts", "discard_top", "deck_size", "active", "round_over", "final_phase", "bao", "shield",
+          "recycles", "scores", "totals")
+
+
+def _played_apart(a: Round, b: Round, item: Difference, rules_a: Rules, rules_b: Rules):
+    """('observed', {key: (in a, in b)}) for the checks (PLAYED) that differ between the two rounds
+    after the same moves."""
+    from baobei.interpreter.scenario import EMPTY, observed
+    apart = {}
+    for key in PLAYED:
+        if key == "layouts":
+            got = [{p.name: [EMPTY if c is None else c.kind.name for c in p.layout] for p in rnd.players}
+                   for rnd in (a, b)]
+        elif key in ("scores", "totals"):
+            var = "score" if key == "scores" else "total"
+            got = [{p.name: p.vars[var] for p in rnd.players} for rnd in (a, b)]
+        else:
+            got = [observed(a, key, rules_a), observed(b, key, rules_b)]
+        if got[0] != got[1]:
+            apart[key] = tuple(got)
+    return ("observed", apart) if apart else None
 
 
 def _procedure_tables(witness: dict, rules: Rules) -> list[dict]:

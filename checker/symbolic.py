@@ -125,9 +125,25 @@ class Situation:
             if decl.type.name == "list":
                 raise SolverError(f"variable '{decl.name}' holds a list: the checker reasons about variables of "
                                   f"one value (a number, a player, a slot, a card ...)", decl.loc)
+        self.var_decls, self.player_var_decls = dict(spec.vars), dict(spec.player_vars)
         self.vars = {name: self._fresh(f"{t}{name}", decl.type) for name, decl in spec.vars.items()}
         self.pvars = {name: [self._fresh(f"{t}{name}_{i}", decl.type) for i in range(P)]
                       for name, decl in spec.player_vars.items()}
+        self._tag = t
+
+    def with_variables_of(self, other: Spec) -> "Situation":
+        """The variables another rule set declares and this one does not, added (two versions of
+        a spec over one table: each reads its own)."""
+        for name, decl in other.vars.items():
+            if name not in self.vars:
+                self.var_decls[name] = decl
+                self.vars[name] = self._fresh(f"{self._tag}{name}", decl.type)
+        for name, decl in other.player_vars.items():
+            if name not in self.pvars:
+                self.player_var_decls[name] = decl
+                self.pvars[name] = [self._fresh(f"{self._tag}{name}_{i}", decl.type)
+                                    for i in range(self.bounds.players)]
+        return self
 
     def _fresh(self, name: str, type_: ast.Type):
         if type_.name == "int":
@@ -162,7 +178,8 @@ class Situation:
         return [pinned(term) for term in terms]
 
     # -- well-formed tables --------------------------------------------------------------
-    def constraints(self) -> list:
+    def constraints(self, counts: bool = True) -> list:
+        """What a well-formed table is; `counts`: no more copies of a card than the edition has."""
         B, ix = self.bounds, self.ix
         P, S = B.players, B.slots
         c = [self.np >= 2, self.np <= P]
@@ -197,14 +214,13 @@ class Situation:
         for k, held in enumerate(self.held):
             c.append(z3.If(self.hc <= k, held == NONE, z3.And(held >= 0, held < len(ix.cards))))
         c += self._ref_range(self.ref)
-        for name, decl in self.spec.vars.items():
+        for name, decl in self.var_decls.items():
             c += self._range(self.vars[name], decl.type)
-        for name, decl in self.spec.player_vars.items():
+        for name, decl in self.player_var_decls.items():
             for i, value in enumerate(self.pvars[name]):
                 c += self._range(value, decl.type)
         c += [self.top >= NONE, self.top < len(ix.cards), (self.ints["discard_size"] >= 1) == (self.top != NONE)]
-        c += self._deck_counts()
-        return c
+        return c + (self._deck_counts() if counts else [])
 
     def decision_arguments(self, decl: ast.DecisionDecl, stem: str) -> tuple[list, list]:
         """Fresh symbolic arguments for a decision's parameters, and the constraints on them."""

@@ -55,8 +55,8 @@ def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, tim
     from baobei.interpreter.progress import Phase
     spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
     edition, old_edition = load_edition_for(new, spec_new), load_edition_for(old, spec_old)
-    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), edition, bounds, timeout_ms,
-                                         progress=progress))
+    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), old_edition, bounds, timeout_ms,
+                                         progress=progress, edition_b=edition))
     report.edition = edition_changes(old_edition, edition)
     phase = Phase("checking the claims of both versions", "checks", enabled=progress)
     with reporting_to(phase):
