@@ -59,6 +59,7 @@ class Program:
         self.legal = module.LEGAL                    # kind -> the rule deciding a move of it (S, C)
         self.applicable = module.APPLICABLE          # kind -> every rule of it that applies (S, C)
         self.fires = module.FIRES                    # (role, function) for each role rules fire
+        self.fired_powers = module.FIRED             # (S, C, log) -> every power that fires (all roles at once)
         self.init_vars = module.init_vars
         self.init_player_vars = module.init_player_vars
         self.by_priority = module.by_priority       # (S, C, players) -> the players in the order of priority

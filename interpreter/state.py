@@ -245,11 +245,15 @@ class State:
         self.held: list[Card] = []
         self.everyone = (1 << len(self.players)) - 1        # every player's bit (Card.seen)
         self.ref = Reference(None, None, None, False)
-        self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
-        self.change_log: list[tuple] = []                # every change: (owner, agent, owner shielded then)
+        self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action's changes
+                                                         # to a layout by another player than its owner
+        self.breaches: list[tuple] = []                  # (owner, agent) of every change by another player
+                                                         # to a layout that was shielded then (invariants.py)
         self.shown: list[CardKind] = []                  # revealed to everyone by the last move
         self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
         self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
+        self.orders: dict = {}                           # the players in the order of priority, per active
+                                                         # player (generate.py: by_priority, when it may)
         self.trace = None
 
     @property
@@ -302,7 +306,10 @@ class State:
         return players[(player.index + 1) % len(players)]
 
     def changed_by_others(self, player) -> bool:
-        return any(owner is player and agent is not player for owner, agent in self.changes)
+        for owner, _ in self.changes:     # (only changes by another player than the owner are kept)
+            if owner is player:
+                return True
+        return False
 
     # -- what the primitives share -------------------------------------------------------------
     def recycle(self) -> None:
@@ -311,8 +318,14 @@ class State:
 
     def _changed(self, owner: Player, C: Ctx) -> None:
         agent = C.user if C.power is not None else C.actor
+        if agent is not owner:
+            self._changed_by(owner, agent)
+
+    def _changed_by(self, owner: Player, agent) -> None:
+        """A change to owner's layout by another player."""
         self.changes.append((owner, agent))
-        self.change_log.append((owner, agent, bool(self.v_shield) and self.v_bao is owner))
+        if self.v_shield and self.v_bao is owner:
+            self.breaches.append((owner, agent))
 
     def _mark(self, card: Card, C: Ctx) -> None:
         if C.power is not None:
@@ -335,15 +348,19 @@ class State:
         self.trace(events.Moved(card.kind.name, source, dest if isinstance(dest, str) else slot_name(dest)))
 
     def _take_from_slot(self, slot, C: Ctx) -> Card:
-        card = slot_card(slot)
+        card = None
+        if slot is not None:        # (slot_card, written out)
+            owner, number = slot
+            layout = owner.layout
+            if 0 < number <= len(layout):
+                card = layout[number - 1]
         if card is None:
             raise RuleRuntimeError(f"there is no card at {slot_name(slot) if slot else 'none'}")
-        owner = slot[0]
-        owner.layout[slot[1] - 1] = None
+        layout[number - 1] = None
         card.seen = 0
         agent = C.user if C.power is not None else C.actor
-        self.changes.append((owner, agent))
-        self.change_log.append((owner, agent, bool(self.v_shield) and self.v_bao is owner))
+        if agent is not owner:
+            self._changed_by(owner, agent)
         return card
 
     def draw_one(self) -> Card | None:
@@ -356,11 +373,16 @@ class State:
     # -- the primitives -------------------------------------------------------------------------------
     def draw(self, count: int, player, seen: bool, how, C: Ctx) -> None:
         drawn = 0
-        for _ in range(count):
-            card = self.deck.pop() if self.deck else self.draw_one()
-            if card is None:
-                break
-            self.held.append(card)
+        deck, held = self.deck, self.held
+        while drawn < count:
+            if deck:
+                card = deck.pop()
+            else:
+                card = self.draw_one()      # (a recycle makes a new draw pile)
+                if card is None:
+                    break
+                deck = self.deck
+            held.append(card)
             drawn += 1
             if self.trace is not None:
                 self._moved(card, "deck", "held")
@@ -434,13 +456,14 @@ class State:
             card.seen = self.everyone
         else:
             card.seen = viewer.bit if viewer is not None else 0
-        agent = C.user if C.power is not None else C.actor
-        self.changes.append((player, agent))
-        self.change_log.append((player, agent, bool(self.v_shield) and self.v_bao is player))
         if C.power is not None:
+            agent = card.moved_by = C.user
             card.moved_turn = self.turn
             card.moved_sequence = self.sequence
-            card.moved_by = C.user
+        else:
+            agent = C.actor
+        if agent is not player:
+            self._changed_by(player, agent)
         if self.trace is not None:
             self._moved(card, "held", slot)
 
@@ -482,7 +505,11 @@ class State:
             self._moved(card, slot_name(source), dest)
 
     def reveal(self, slot, viewer, how, C: Ctx) -> None:
-        card = slot_card(slot)
+        if slot is None:
+            return
+        layout = slot[0].layout
+        number = slot[1]
+        card = layout[number - 1] if 0 < number <= len(layout) else None   # (slot_card, written out)
         if card is None:
             return
         if viewer == "everyone":
@@ -493,7 +520,10 @@ class State:
         if self.trace is not None:
             to = viewer if isinstance(viewer, str) else (viewer.name if viewer else "nobody")
             self.trace(events.Revealed(card.kind.name, slot_name(slot), to))
-        self._set_ref(card.kind, how, C.actor)
+        if how is not None:
+            self.ref = Reference(card.kind, how, C.actor, True)
+            if self.trace is not None:
+                self._referenced()
 
     def close_reference(self) -> None:
         ref = self.ref
