@@ -21,7 +21,15 @@ __all__ = ["Ctx", "IllegalMove", "Round", "same_move"]
 
 
 class Round(State, Judge):
-    """One round of BAO BEI under a program (a compiled spec)."""
+    """One round of BAO BEI under a program (a compiled spec). `Round(program, ...)` makes one of
+    the program's own subclass, whose slots are the spec's variables (Program.round_class)."""
+
+    __slots__ = ("program", "anytime", "threshold", "edition_deal", "tiebreak", "lot", "pending", "root", "strict",
+                 "history", "in_action", "last_fired", "fired_cards", "decided", "decided_log", "initial_deck",
+                 "rebuild", "_procedures", "first", "active", "order")
+
+    def __new__(cls, program, *args, **kwargs):
+        return object.__new__(program.round_class if cls is Round else cls)
 
     def __init__(self, program, player_names: list[str], rng, *, threshold: int = 0, edition_deal: int = 0,
                  tiebreak: bool = False, first: int | None = 0, lot: int | None = None, totals: dict | None = None):

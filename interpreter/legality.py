@@ -293,6 +293,8 @@ class Ask:
 class Judge:
     """The legality half of a round (engine.Round): judging given moves, listing legal ones."""
 
+    __slots__ = ()
+
     # -- judging a move someone gives ------------------------------------------------------------
     def context(self, move: Move, ask: Ask | None) -> Ctx:
         base = ask.C if ask is not None else EMPTY_CTX

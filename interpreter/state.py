@@ -228,7 +228,16 @@ def slot_name(slot) -> str:
 
 class State:
     """A round's table: the piles, the layouts, who knows what, the spec's variables, and the
-    primitives that change them. `trace`, when set, receives every effect (trace.py)."""
+    primitives that change them. `trace`, when set, receives every effect (trace.py).
+
+    A flat structure: every attribute is a slot (the generated code reads them all the time, and a
+    slot is read faster than an entry of a large instance dict); the spec's variables are the
+    slots of a subclass made per spec (program.py: Program.round_class). The `__dict__` slot keeps
+    any other attribute a caller may set."""
+
+    __slots__ = ("rng", "kinds", "var_names", "players", "by_name", "turn", "sequence", "deck", "discard", "under",
+                 "held", "everyone", "ref", "changes", "breaches", "shown", "reshuffles", "shuffled", "orders",
+                 "trace", "__dict__")
 
     def __init__(self, player_names: list[str], rng: Rng, kinds: dict[str, CardKind], var_names: tuple[str, ...],
                  player_var_names: tuple[str, ...]):
