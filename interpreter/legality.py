@@ -18,6 +18,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .moves import SHAPES, Move, format_move
 from .state import EMPTY_CTX, Ctx, new_of, own_and_new
 
+_new = object.__new__
 SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection (R)
 TRIES = 32      # rejection-sampling tries before listing
 
@@ -258,13 +259,33 @@ class Ask:
             while forms:
                 form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
                 if form.cost == 0:      # one candidate: judged
-                    if form.judge(S, C, actor):
-                        return Move(actor, kind)
+                    if not form.judge(S, C, actor):
+                        forms = tuple(other for other in forms if other is not form)
+                        continue
+                    targets = ()
+                    chosen = None
                 else:
-                    args = self._random_args(actor, form, uniform)
-                    if args is not None:
-                        return Move(actor, kind, (), args[0]) if form.chooses else Move(actor, kind, args)
-                forms = tuple(other for other in forms if other is not form)
+                    targets = self._random_args(actor, form, uniform)
+                    if targets is None:
+                        forms = tuple(other for other in forms if other is not form)
+                        continue
+                    chosen = None
+                    if form.chooses:
+                        chosen, targets = targets[0], ()
+                # Move(actor, kind, targets, chosen), made without its __init__ frame (random play
+                # makes one per move; in Python 3.11 the call costs as much as the object)
+                move = _new(Move)
+                move.actor = actor
+                move.kind = kind
+                move.targets = targets
+                if targets:
+                    move.target = targets[0]
+                    move.second = targets[1] if len(targets) > 1 else None
+                else:
+                    move.target = move.second = None
+                move.chosen = chosen
+                move.user = move.power = None
+                return move
             kinds = tuple(other for other in kinds if other != kind)
         return None
 

@@ -125,7 +125,8 @@ class Player:
 
 
 class Reference:
-    """The card that became visible last, how, by whom, and whether it may still be plucked."""
+    """The card that became visible last, how, by whom, and whether it may still be plucked.
+    The primitives make one with `reference(...)`, which skips the Python __init__."""
 
     __slots__ = ("card", "how", "by", "open")
 
@@ -141,6 +142,20 @@ class Reference:
 
     def __hash__(self) -> int:
         return hash((self.card, self.how))
+
+
+_new = object.__new__
+
+
+def reference(card, how, by, open_: bool) -> Reference:
+    """Reference(card, how, by, open_), made without a Python __init__ frame: the primitives make
+    one on almost every move, and in Python 3.11 the __init__ call costs as much as the object."""
+    ref = _new(Reference)
+    ref.card = card
+    ref.how = how
+    ref.by = by
+    ref.open = open_
+    return ref
 
 
 class Ctx:
@@ -253,7 +268,7 @@ class State:
         self.under: list[Card] = []
         self.held: list[Card] = []
         self.everyone = (1 << len(self.players)) - 1        # every player's bit (Card.seen)
-        self.ref = Reference(None, None, None, False)
+        self.ref = reference(None, None, None, False)
         self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action's changes
                                                          # to a layout by another player than its owner
         self.breaches: list[tuple] = []                  # (owner, agent) of every change by another player
@@ -294,8 +309,21 @@ class State:
         return Card(self.kinds[name])
 
     def new_cards(self, names) -> list[Card]:
+        """Card(kind) for each name, made without the __init__ frame (every round makes the deck)."""
         kinds = self.kinds
-        return [Card(kinds[name]) for name in names]
+        cards = []
+        for name in names:
+            kind = kinds[name]
+            card = _new(Card)
+            card.kind = kind
+            card.value = kind.value
+            card.family = kind.family
+            card.power = kind.power
+            card.moved_turn = card.moved_sequence = -1
+            card.moved_by = None
+            card.seen = 0
+            cards.append(card)
+        return cards
 
     # -- what the generated code reads -----------------------------------------------------
     def all_slots(self) -> list:
@@ -344,7 +372,7 @@ class State:
 
     def _set_ref(self, kind: CardKind, how: str | None, by) -> None:
         if how is not None:
-            self.ref = Reference(kind, how, by, True)
+            self.ref = reference(kind, how, by, True)
             if self.trace is not None:
                 self._referenced()
 
@@ -396,7 +424,7 @@ class State:
             if self.trace is not None:
                 self._moved(card, "deck", "held")
         if drawn and how is not None:
-            self.ref = Reference(self.held[-drawn].kind, how, C.actor, True)
+            self.ref = reference(self.held[-drawn].kind, how, C.actor, True)
             if self.trace is not None:
                 self._referenced()
 
@@ -404,7 +432,7 @@ class State:
         card = self.draw_one()
         if card is not None:
             self.discard.append(card)
-            self.ref = Reference(card.kind, how, None, True)
+            self.ref = reference(card.kind, how, None, True)
             if self.trace is not None:
                 self._moved(card, "deck", "discard")
                 self._referenced()
@@ -418,7 +446,7 @@ class State:
         if self.trace is not None:
             self._moved(card, "held", "discard")
         if how is not None:
-            self.ref = Reference(card.kind, how, C.actor, True)
+            self.ref = reference(card.kind, how, C.actor, True)
             if self.trace is not None:
                 self._referenced()
 
@@ -429,7 +457,7 @@ class State:
         if self.trace is not None:
             self._moved(card, slot_name(slot), "discard")
         if how is not None:
-            self.ref = Reference(card.kind, how, C.actor, True)
+            self.ref = reference(card.kind, how, C.actor, True)
             if self.trace is not None:
                 self._referenced()
 
@@ -530,14 +558,14 @@ class State:
             to = viewer if isinstance(viewer, str) else (viewer.name if viewer else "nobody")
             self.trace(events.Revealed(card.kind.name, slot_name(slot), to))
         if how is not None:
-            self.ref = Reference(card.kind, how, C.actor, True)
+            self.ref = reference(card.kind, how, C.actor, True)
             if self.trace is not None:
                 self._referenced()
 
     def close_reference(self) -> None:
         ref = self.ref
         if ref.open:
-            self.ref = Reference(ref.card, ref.how, ref.by, False)
+            self.ref = reference(ref.card, ref.how, ref.by, False)
             if self.trace is not None:
                 self._referenced()
 
