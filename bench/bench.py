@@ -6,16 +6,17 @@
 For each edition and number of players, `simulate` with random agents and the hand-written
 reference engine (bench/reference_engine.py: the same rules written directly in Python, with a
 random agent matched to baobei's), run in turn on the same seeds, R times each: turns/s and
-moves/s (the best run), the time of each phase of baobei's games (making rounds ready: shuffle,
-deal, setup; playing them), the turns per round and plucks per turn of both (so a reader sees
-that they play alike), and the ratio of baobei's turns/s to the reference's. Then loading the
+moves/s (the best run), the time of each phase of baobei's games in wall-clock seconds (making
+rounds ready: shuffle, deal, setup; playing them), the turns per round and plucks per turn of both (so a reader sees
+that they play alike), and the ratio of baobei's turns/s to the reference's (the median of the
+R runs' ratios, each of a run of baobei and the run of the reference right after it). Then loading the
 rules: cold (an empty cache folder: parse, resolve, generate, compile) and cached, each in a
 fresh process, and `baobei --help`. Prints figures; asserts nothing. `--profile FILE` runs each
 line of baobei once more under cProfile and writes the profile (`python -m pstats FILE`).
 
 The machine may be shared: turns/s and moves/s are per second of this process's CPU time, which
 depends less on other processes than the wall clock (printed too, as `wall t/s`); the ratio is
-of CPU figures. For figures that do not move with the load, count instructions instead:
+of CPU figures, paired run by run, so that a change of load between runs counts less. For figures that do not move with the load, count instructions instead:
 `valgrind --tool=callgrind python bench/reference_engine.py ...` against a simulate of the same
 games.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,11 +55,13 @@ class Run:
     def __init__(self):
         self.cpu = self.wall = float("inf")
         self.turns = self.moves = self.rounds = self.plucks = 0
-        self.deal = 0.0
+        self.phases = (0.0, 0.0)  # wall-clock seconds making rounds ready and playing them (baobei's)
+        self.last = 0.0           # turns per CPU second of the last run
 
-    def keep(self, cpu: float, wall: float, turns: int, moves: int, rounds: int, deal: float = 0.0) -> None:
+    def keep(self, cpu: float, wall: float, turns: int, moves: int, rounds: int, phases=(0.0, 0.0)) -> None:
+        self.last = turns / cpu
         if cpu < self.cpu:
-            self.cpu, self.turns, self.moves, self.rounds, self.deal = cpu, turns, moves, rounds, deal
+            self.cpu, self.turns, self.moves, self.rounds, self.phases = cpu, turns, moves, rounds, phases
         self.wall = min(self.wall, wall)
 
     @property
@@ -94,19 +98,21 @@ def main() -> None:
         rules = load_rules(config, variant)
         for players in map(int, args.players.split(",")):
             ours, theirs = Run(), Run()
+            ratios = []
             for _ in range(args.repeat):     # in turn, so that both see the same load
                 cpu, wall = time.process_time(), time.perf_counter()
                 stats = simulate(rules, players, args.games, args.seed, ["random"])
                 ours.keep(time.process_time() - cpu, time.perf_counter() - wall, stats.turns, stats.moves,
-                          stats.rounds, stats.deal_seconds)
+                          stats.rounds, (stats.deal_seconds, stats.seconds - stats.deal_seconds))
                 cpu, wall = time.process_time(), time.perf_counter()
                 counts = reference_engine.simulate(variant, players, args.games, args.seed)
                 theirs.keep(time.process_time() - cpu, time.perf_counter() - wall, counts.turns, counts.moves,
                             counts.rounds)
+                ratios.append(ours.last / theirs.last)
             ours.plucks = plucks(rules, players, args.games, args.seed)
             theirs.plucks = counts.plucks
-            print(f"{variant:8}{players:>8}{ours.columns()}{ours.deal:>8.2f}{ours.cpu - ours.deal:>8.2f}  "
-                  f"{theirs.columns()}{ours.turns_per_second / theirs.turns_per_second:>7.2f}x")
+            print(f"{variant:8}{players:>8}{ours.columns()}{ours.phases[0]:>8.2f}{ours.phases[1]:>8.2f}  "
+                  f"{theirs.columns()}{statistics.median(ratios):>7.2f}x")
             if profile is not None:
                 profile.enable()
                 simulate(rules, players, args.games, args.seed, ["random"])
