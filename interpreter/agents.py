@@ -40,31 +40,40 @@ class RandomAgent(Agent):
         self.uniform = rng.random.random
 
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        if may_decline and self.uniform() < 0.5:
+        uniform = self.uniform
+        if may_decline and uniform() < 0.5:
             return None  # in a window, half the time it lets the card go
         ask = rnd.pending
-        kinds = ask.kinds_of(player)
-        if may_decline:
-            kinds = _without(kinds, _DECLINES)
-        if "bao" in kinds and len(kinds) > 1:
-            kinds = _without(kinds, _BAO)
-            if self.uniform() < self.bao_rate and ask.legal(player, "bao", 0):
-                return Move(player, "bao")
+        clauses = ask.clauses
+        if len(clauses) == 1:       # (kinds_of, written out for the usual ask of one clause)
+            asker, kinds = clauses[0]
+            if asker is not None and asker is not player:
+                kinds = ()
+        else:
+            kinds = ask.kinds_of(player)
+        plans = _PLANS[may_decline]
+        plan = plans.get(kinds)
+        if plan is None:
+            plan = plans[kinds] = _plan(kinds, may_decline)
+        kinds, bao_first = plan
+        if bao_first and uniform() < self.bao_rate and ask.legal(player, "bao", 0):
+            return Move(player, "bao")
         # uniform over the kinds that have a legal move, then over their forms, then over the moves
-        return ask.random_move(player, kinds, self.uniform)
-
-_WITHOUT: dict[tuple, tuple] = {}     # (kinds, dropped) -> kinds without those
+        return ask.random_move(player, kinds, uniform)
 
 
-def _without(kinds: tuple, dropped: frozenset) -> tuple:
-    """The kinds that are not dropped (kept per tuple of kinds: an ask site's are always the same)."""
-    found = _WITHOUT.get((kinds, dropped))
-    if found is None:
-        found = _WITHOUT[kinds, dropped] = tuple(kind for kind in kinds if kind not in dropped)
-    return found
+# For the kinds asked of a player: the kinds the random agent chooses among (without the declines
+# where it may decline; without bao where there is something else) and whether it first tries a
+# BAO. Kept per tuple of kinds (an ask site's are always the same), one table per may_decline.
+_PLANS: tuple[dict, dict] = ({}, {})
 
 
-_DECLINES, _BAO = frozenset(DECLINE_KINDS), frozenset({"bao"})
+def _plan(kinds: tuple, may_decline: bool) -> tuple[tuple, bool]:
+    if may_decline:
+        kinds = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
+    if "bao" in kinds and len(kinds) > 1:
+        return tuple(kind for kind in kinds if kind != "bao"), True
+    return kinds, False
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:

@@ -21,7 +21,15 @@ __all__ = ["Ctx", "IllegalMove", "Round", "same_move"]
 
 
 class Round(State, Judge):
-    """One round of BAO BEI under a program (a compiled spec)."""
+    """One round of BAO BEI under a program (a compiled spec). `Round(program, ...)` makes one of
+    the program's own subclass, whose slots are the spec's variables (Program.round_class)."""
+
+    __slots__ = ("program", "anytime", "threshold", "edition_deal", "tiebreak", "lot", "pending", "root", "strict",
+                 "history", "in_action", "last_fired", "fired_cards", "decided", "decided_log", "initial_deck",
+                 "rebuild", "_procedures", "first", "active", "order")
+
+    def __new__(cls, program, *args, **kwargs):
+        return object.__new__(program.round_class if cls is Round else cls)
 
     def __init__(self, program, player_names: list[str], rng, *, threshold: int = 0, edition_deal: int = 0,
                  tiebreak: bool = False, first: int | None = 0, lot: int | None = None, totals: dict | None = None):
@@ -102,6 +110,8 @@ class Round(State, Judge):
         kinds in `watched`, when given). The number of moves played; more than `limit` (if given)
         is an error. This is apply's and
         _resume's work, written out in one loop: random play spends its time here."""
+        if self.trace is None and on_move is None:
+            return self._play_plainly(next_move, limit)
         moves = 0
         ask = self.pending
         send = self.root.send if ask is not None else None
@@ -132,6 +142,32 @@ class Round(State, Judge):
             if limit and moves > limit:
                 raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
         return moves
+
+    def _play_plainly(self, next_move, limit: int) -> int:
+        """play_trusted with no trace and no on_move: the same loop with nothing else in it."""
+        moves = 0
+        ask = self.pending
+        if ask is None:
+            return 0
+        send = self.root.send
+        append = self.history.append
+        while True:
+            move = next_move(ask)
+            if self.shown:
+                self.shown = []
+            append(move)
+            self.pending = None
+            moves += 1
+            try:
+                ask = send(move)
+                while not ask.site.always and not ask.any_legal():
+                    ask = send(None)
+            except StopIteration:
+                self.root = None
+                return moves
+            self.pending = ask
+            if limit and moves > limit:
+                raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
 
     def _waiting(self) -> None:
         self.trace(events.Waiting(tuple(("anyone" if asker is None else asker.name, kinds)
@@ -195,22 +231,19 @@ class Round(State, Judge):
     # -- powers ------------------------------------------------------------------------------------
     def fired_powers(self, C: Ctx) -> list:
         """`resolve powers`, first half: evaluate every trigger; the powers that fire, in rank order
-        ([] when none does). The trigger rules that decide are logged in strict mode (scenarios)."""
-        fired = []
-        self.last_fired = resolution = []          # a new list per resolution (metrics.py tells them apart)
+        ([] when none does), each (card, user, rank, rule, role). The trigger rules that decide are
+        logged in strict mode (scenarios)."""
         strict = self.strict
-        for role, fire in self.program.fires:
-            result = fire(self, C)
-            if result is None:
-                continue
-            card, user, rank, rule = result
-            if strict:
-                self.decided.add(rule.name)
-                self.decided_log.append(rule.name)
-            if card is not None and card.power is not None and user is not None:
-                fired.append(result)
-                resolution.append((role, rule.name, rank))
-                self.fired_cards.append(card)
+        log = [] if strict else None
+        fired = self.program.fired_powers(self, C, log)
+        if strict:
+            self.decided.update(log)
+            self.decided_log += log
+        if not fired:
+            self.last_fired = fired          # a new list per resolution (metrics.py tells them apart)
+            return fired
+        self.last_fired = [(role, rule.name, rank) for _, _, rank, rule, role in fired]
+        self.fired_cards += [entry[0] for entry in fired]
         if len(fired) > 1:
             fired.sort(key=lambda item: item[2])
             for before, after in zip(fired, fired[1:]):
@@ -226,9 +259,9 @@ class Round(State, Judge):
         if self.trace is not None:
             roles = {rule: role for role, rule, _ in self.last_fired}
             self.trace(events.Fired(tuple((roles[rule.name], rule.name, card.name, user.name, rank)
-                                          for card, user, rank, rule in fired)))
+                                          for card, user, rank, rule, _ in fired)))
         self.sequence += 1
-        for card, user, rank, rule in fired:
+        for card, user, rank, rule, _ in fired:
             function, asks = self.program.powers[card.power]
             context = Ctx(user, user, card.power)
             if self.trace is not None:

@@ -105,9 +105,10 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
         move = agents[actor.name].choose(rnd, actor, may_decline=True)
         if move is not None:
             return move
-    for actor in actors:  # nobody acts: the window is declined
-        for _, kind in ask.asked(actor):
-            if kind in DECLINE_KINDS and ask.forms(actor, kind):
+    forms_of = ask.site.forms
+    for actor in actors:  # nobody acts: the window is declined, by the first who may decline
+        for kind in ask.kinds_of(actor):
+            if kind in DECLINE_KINDS and any(ask.legal_form(actor, form) for form in forms_of[kind]):
                 return Move(actor, kind)
     raise RuleRuntimeError(f"no player can move at {ask.label}")
 
@@ -121,8 +122,12 @@ def _chosen(ask, move: Move | None) -> Move:
 
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
-    askers = [asker for asker, _ in ask.clauses]
-    asked = rnd.players if None in askers else [p for p in rnd.players if p in askers]
+    clauses = ask.clauses
+    if len(clauses) == 1 and clauses[0][0] is None:     # anyone (a pluck window)
+        asked = rnd.players
+    else:
+        askers = [asker for asker, _ in clauses]
+        asked = rnd.players if None in askers else [p for p in rnd.players if p in askers]
     return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 

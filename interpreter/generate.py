@@ -31,6 +31,27 @@ def generate(spec: Spec, key: str) -> str:
     return ModuleWriter(spec, key).write()
 
 
+def _seats_and_active_only(expr: ast.Expr, param: str) -> bool:
+    """Whether an expression over a player `param` reads nothing but seats (`position`), who is
+    active and how many players there are: the same in a whole round for each active player."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            ref = node.ref or ("", "")
+            if not (ref[0] == "local" and node.name == param or ref == ("global", "active")
+                    or ref == ("global", "players")):
+                return False
+        elif isinstance(node, ast.Attr):
+            if node.name != "position":
+                return False
+        elif isinstance(node, ast.Call):
+            if node.name != "count" or not (node.args and isinstance(node.args[0], ast.Name)
+                                            and node.args[0].name == "players"):
+                return False
+        elif not isinstance(node, (ast.Binary, ast.Unary, ast.IfExpr, ast.IntLit, ast.BoolLit)):
+            return False
+    return True
+
+
 class ModuleWriter:
     def __init__(self, spec: Spec, key: str):
         self.spec = spec
@@ -211,7 +232,47 @@ class ModuleWriter:
                     lines += indent(body) + [f"    return ({card}, {user}, {rule.body.rank}, F_{number}[{index}])"]
             lines.append("return None")
             out += self._function(f"{name}(S, C)", f"Whether {role} fires.", lines)
-        return out
+        return out + self.resolution(groups, defaults)
+
+    def resolution(self, groups: dict, defaults: list) -> list[str]:
+        """`resolve powers`, first half, in one function: every role's trigger rules in first-match
+        order, as the fire_N functions above, written out one after the other (one call per turn).
+        Each entry (card, user, rank, deciding rule, role) is a power that fires; `log`, when a list,
+        gets the name of each deciding rule."""
+        self.compiler.reset()
+        lines = ["fired = []"]
+        for number, (role, rules) in enumerate(groups.items(), start=1):
+            ordered = self.spec.first_match(rules + defaults)
+            lines += [f"# {role} (fire_{number})"] + self._first_fire(ordered, number, 0) + [
+                "if fr_rule is not None:",
+                "    if log is not None:",
+                "        log.append(fr_rule.name)",
+                "    if fr_card is not None and fr_card.power is not None and fr_user is not None:",
+                f"        fired.append((fr_card, fr_user, fr_rank, fr_rule, {role!r}))"]
+        return self._function("fired_powers(S, C, log)", "resolve powers: the powers that fire, in the order of "
+                              "the roles (card, user, rank, deciding rule, role).", lines, "fired")
+
+    def _first_fire(self, rules: list, number: int, index: int) -> list[str]:
+        """The first rule of `rules[index:]` that applies sets fr_card, fr_user, fr_rank, fr_rule
+        (fr_rule None: none applies)."""
+        if index == len(rules):
+            return ["fr_rule = None"]
+        rule = rules[index]
+        test, cond = self._condition(rule)
+        if isinstance(rule.body.role, ast.NoneLit):
+            then = ["fr_card = fr_user = None", "fr_rank = 0"]
+        else:
+            env = Env(context=context_of("C"))
+            then: list[str] = []
+            card = self.compiler.value(rule.body.role, env, then)
+            user = self.compiler.value(rule.body.user, env, then)
+            then += [f"fr_card, fr_user, fr_rank = {card}, {user}, {rule.body.rank}"]
+        then.append(f"fr_rule = F_{number}[{index}]")
+        comment = f"  # {rule.level_name} {rule.name} ({rule.loc})"
+        if cond == "True":
+            return test + [comment.strip()] + then
+        return test + [f"if {cond}:{comment}"] + indent(then) + ["else:"] + \
+            indent(self._first_fire(rules, number, index + 1))
 
     def variables(self) -> list[str]:
         out = []
@@ -454,7 +515,17 @@ class ModuleWriter:
         value = self.compiler.value(decl.body, env, body)
         lines = ["ranked = []", "for p in players:"] + indent(body + [f"ranked.append(({value}, p.index))"]) + \
             ["ranked.sort()", "return [S.players[index] for _, index in ranked]"]
-        return self._function("by_priority(S, C, players)", f"The players by define priority ({decl.loc}).", lines)
+        doc = f"The players by define priority ({decl.loc})."
+        if not _seats_and_active_only(decl.body, param):
+            return self._function("by_priority(S, C, players)", doc, lines)
+        # it reads only the seats and who is active: the order of a round's players is kept per
+        # active player (a pluck window asks it on every card laid)
+        kept = ["if players is S.players:", "    found = S.orders.get(S.active)",
+                "    if found is not None:", "        return found"]
+        lines = lines[:-1] + ["found = [S.players[index] for _, index in ranked]",
+                              "if players is S.players:", "    S.orders[S.active] = found", "return found"]
+        return self._function("by_priority(S, C, players)", doc + " It reads only the seats and who is active: "
+                              "each round keeps its order of all players per active player.", kept + lines)
 
     def table_lines(self) -> list[str]:
         def entry(name: str, function: str, key) -> str:
@@ -471,6 +542,7 @@ class ModuleWriter:
         out.append("LEGAL = {" + ", ".join(f"{k!r}: legal_{k}" for k in MOVE_KINDS) + "}")
         out.append("APPLICABLE = {" + ", ".join(f"{k!r}: applicable_{k}" for k in MOVE_KINDS) + "}")
         out.append("FIRES = (" + "".join(f"({role!r}, {fn}), " for role, fn in self.fire_roles.items()) + ")")
+        out.append("FIRED = fired_powers")
         out.append("DEFINES = {" + ", ".join(f"{n!r}: D_{n}" for n in spec.defines) + "}")
         out.append("DECISIONS = {" + ", ".join(f"{n!r}: X_{n}" for n in spec.decisions) + "}")
         return out

@@ -18,6 +18,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 from .moves import SHAPES, Move, format_move
 from .state import EMPTY_CTX, Ctx, new_of, own_and_new
 
+_new = object.__new__
 SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection (R)
 TRIES = 32      # rejection-sampling tries before listing
 
@@ -94,9 +95,10 @@ class Ask:
         self.site = site
         self.clauses = clauses          # ((Player or None, (kind, ...)), ...)
         self.C = C                      # the context of the asking procedure (user, power, ...)
-        self._legal: dict = {}          # (player, form) -> whether it has a legal move of that form
+        # made when first needed (most decisions need one or none of them):
+        self._legal = None              # (player, form) -> whether it has a legal move of that form
                                         # (forms with arguments; a form without is judged each time)
-        self._args: dict = {}           # (player, form) -> every legal argument tuple (when listed)
+        self._args = None               # (player, form) -> every legal argument tuple (when listed)
         self._domains = None            # (player, source) -> candidates, for rejection sampling
         self._entries = None            # every slot with its card
 
@@ -138,14 +140,17 @@ class Ask:
         """Whether this player has a legal move of this form."""
         if form.cost == 0:      # one candidate: judging it is as cheap as looking it up
             return form.judge(self.round, self.C, actor)
+        known = self._legal
+        if known is None:
+            known = self._legal = {}
         key = (actor, form)
-        found = self._legal.get(key)
+        found = known.get(key)
         if found is None:
             if form.cost == 1:   # few candidates: list them at once
                 found = bool(self.args_of(actor, form))
             else:
                 found = form.exists(self.round, self.C, actor, self)
-            self._legal[key] = found
+            known[key] = found
         return found
 
     def legal(self, actor, kind: str, arity: int) -> bool:
@@ -183,17 +188,23 @@ class Ask:
     # -- the moves ---------------------------------------------------------------------------------
     def args_of(self, actor, form: Form) -> list:
         """Every legal argument tuple of one form, in the order of the enumeration."""
+        listed = self._args
+        if listed is None:
+            listed = self._args = {}
         key = (actor, form)
-        found = self._args.get(key)
+        found = listed.get(key)
         if found is None:
+            known = self._legal
+            if known is None:
+                known = self._legal = {}
             if form.arity == 0:
                 found = [()] if self.legal_form(actor, form) else []
-            elif self._legal.get(key) is False:
+            elif known.get(key) is False:
                 found = []
             else:
                 found = form.every(self.round, self.C, actor, self)
-                self._legal[key] = bool(found)
-            self._args[key] = found
+                known[key] = bool(found)
+            listed[key] = found
         return found
 
     def move(self, actor, kind: str, args: tuple) -> Move:
@@ -241,46 +252,69 @@ class Ask:
         by rejection sampling over its candidates, or from the list of them when they are few (or
         after TRIES refusals). `uniform`: the draw in [0, 1) of the agent's randomness."""
         forms_of = self.site.forms
+        S, C = self.round, self.C
         while kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
             forms = forms_of[kind]
-            if len(forms) == 1:
-                move = self._random_of(actor, forms[0], uniform)
-                if move is not None:
-                    return move
-            else:
-                forms = list(forms)
-                while forms:
-                    form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
-                    move = self._random_of(actor, form, uniform)
-                    if move is not None:
-                        return move
-                    forms.remove(form)
-            kinds = [other for other in kinds if other != kind]
+            while forms:
+                form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
+                if form.cost == 0:      # one candidate: judged
+                    if not form.judge(S, C, actor):
+                        forms = tuple(other for other in forms if other is not form)
+                        continue
+                    targets = ()
+                    chosen = None
+                else:
+                    targets = self._random_args(actor, form, uniform)
+                    if targets is None:
+                        forms = tuple(other for other in forms if other is not form)
+                        continue
+                    chosen = None
+                    if form.chooses:
+                        chosen, targets = targets[0], ()
+                # Move(actor, kind, targets, chosen), made without its __init__ frame (random play
+                # makes one per move; in Python 3.11 the call costs as much as the object)
+                move = _new(Move)
+                move.actor = actor
+                move.kind = kind
+                move.targets = targets
+                if targets:
+                    move.target = targets[0]
+                    move.second = targets[1] if len(targets) > 1 else None
+                else:
+                    move.target = move.second = None
+                move.chosen = chosen
+                move.user = move.power = None
+                return move
+            kinds = tuple(other for other in kinds if other != kind)
         return None
 
-    def _random_of(self, actor, form: Form, uniform) -> Move | None:
-        """A legal move of one form drawn uniformly (None: it has none)."""
-        if form.cost == 0:
-            return Move(actor, form.kind) if form.judge(self.round, self.C, actor) else None
+    def _random_args(self, actor, form: Form, uniform):
+        """The arguments of a legal move of one form with arguments, drawn uniformly (None: it has
+        none): from the list of them, made or kept, where the candidates are few; by rejection
+        sampling over the candidates (R) where they are many."""
         key = (actor, form)
-        listed = self._args.get(key)
+        listed = self._args.get(key) if self._args is not None else None
         if listed is None:
             if form.cost == 2:       # many candidates: drawn by rejection (R), unless none is legal
-                if self._legal.get(key) is False:
+                known = self._legal
+                if known is None:
+                    known = self._legal = {}
+                elif known.get(key) is False:
                     return None
                 args = form.pick(self.round, self.C, actor, self, uniform)
-                self._legal[key] = args is not None
-                return None if args is None else Move(actor, form.kind, args)
+                known[key] = args is not None
+                return args
             listed = form.every(self.round, self.C, actor, self)    # (what args_of lists, not kept)
         if not listed:
             return None
-        args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
-        return Move(actor, form.kind, (), args[0]) if form.chooses else Move(actor, form.kind, args)
+        return listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
 
 
 class Judge:
     """The legality half of a round (engine.Round): judging given moves, listing legal ones."""
+
+    __slots__ = ()
 
     # -- judging a move someone gives ------------------------------------------------------------
     def context(self, move: Move, ask: Ask | None) -> Ctx:
