@@ -264,12 +264,15 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
     found: list[Aspect] = []
     P, S = x.bounds.players, x.bounds.slots
 
+    def seat(r, i) -> str:
+        return r.reader.names[i] if i < len(r.reader.names) else f"seat {i + 1}"
+
     def slot(r, i, j) -> str:
-        return f"{r.reader.names[i] if i < len(r.reader.names) else f'seat {i + 1}'}.{j + 1}"
+        return f"{seat(r, i)}.{j + 1}"
 
     for i in range(P):
         found.append(Aspect("layouts", x.ns[i] != y.ns[i],
-                            lambda r, i=i: f"{slot(r, i, 0)[:-2]} has {r.int(x.ns[i])} slots in {na} and "
+                            lambda r, i=i: f"{seat(r, i)} has {r.int(x.ns[i])} slots in {na} and "
                                            f"{r.int(y.ns[i])} in {nb}"))
         for j in range(S):
             found.append(Aspect("layouts", x.card[i][j] != y.card[i][j],
@@ -283,7 +286,7 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
                      f"{what} {r.int(ta)} in {na} and {r.int(tb)} in {nb}")
                 found.append(Aspect("movement marks", ta != tb, show, (i, j)))
         found.append(Aspect("changes in the running action", x.changed[i] != y.changed[i],
-                            lambda r, i=i: f"{slot(r, i, 0)[:-2]}'s layout was changed by another player in the "
+                            lambda r, i=i: f"{seat(r, i)}'s layout was changed by another player in the "
                                            f"running action in {na if r.bool(x.changed[i]) else nb} only"))
     found.append(Aspect("held cards", x.hc != y.hc,
                         lambda r: f"{r.int(x.hc)} card(s) held in {na} and {r.int(y.hc)} in {nb}"))
@@ -318,7 +321,7 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
             va, vb = x.pvars[name][i], y.pvars[name][i]
             found.append(Aspect(f"variable {name}", _differ(va, vb),
                                 lambda r, va=va, vb=vb, i=i, name=name, t=decl.type:
-                                f"{slot(r, i, 0)[:-2]}.{name} is {r.typed(va, t)} in {na} and {r.typed(vb, t)} in {nb}"))
+                                f"{seat(r, i)}.{name} is {r.typed(va, t)} in {na} and {r.typed(vb, t)} in {nb}"))
     return found
 
 
