@@ -26,7 +26,7 @@ import z3
 
 from baobei.dsl import ast
 from baobei.dsl.model import Spec
-from baobei.dsl.unparse import declaration, statement
+from baobei.dsl.unparse import declaration, expr
 
 from .execute import Ctx, Executor, Stop, body_frame, derived, stack_key
 from .symbolic import NONE, RefV, Situation, SlotV, new_solver, none_slot
@@ -100,9 +100,17 @@ def knowledge(decl: ast.Decl | None) -> list[str]:
         return []
     found = []
     for stmt in ast.walk_statements(decl.body):
-        if isinstance(stmt, (ast.Reveal, ast.Place)) or (isinstance(stmt, ast.Draw)):
-            found.append(statement(stmt))
+        if isinstance(stmt, ast.Reveal):
+            found.append(f"reveal {expr(stmt.slot)} to {_viewer(stmt.viewer)}")
+        elif isinstance(stmt, ast.Place):
+            found.append(f"place into {expr(stmt.slot)} known to {_viewer(stmt.viewer)}")
+        elif isinstance(stmt, ast.Draw):
+            found.append(f"draw for {expr(stmt.player)} {'seen' if stmt.seen else 'unseen'}")
     return found
+
+
+def _viewer(viewer) -> str:
+    return viewer if isinstance(viewer, str) else expr(viewer)
 
 
 # ---- one side's executor -------------------------------------------------------------------------

@@ -196,6 +196,8 @@ class Situation:
                                                          self.mby[i][j] == NONE)))
         for name in ("turn", "sequence", "deck_size", "discard_size", "under_size"):
             c.append(self.ints[name] >= 0)
+        for name in ("deck_size", "discard_size", "under_size"):       # no pile holds more than the deck
+            c.append(self.ints[name] <= self.edition.size)
         c.append(self.ints["threshold"] == self._by_players(self.edition.threshold))
         c.append(self.ints["edition_deal"] == self._by_players(self.edition.deal))
         c += [self.active >= 0, self.active < self.np, self.actor >= 0, self.actor < self.np,
