@@ -614,8 +614,8 @@ class Executor:
             if runs is None:
                 continue
             ctx = Ctx(user, user, z3.IntVal(index), z3.IntVal(0), (none_slot(), none_slot()), z3.IntVal(NONE))
-            power = body_frame(f"power {name}", self.spec.powers[name].body, ctx=ctx, action=True)
-            results.append((below + (moved, power), state, runs))
+            played = body_frame(f"power {name}", self.spec.powers[name].body, ctx=ctx, action=True)
+            results.append((below + (moved, played), state, runs))
         return results
 
     # -- moves ---------------------------------------------------------------------------------
