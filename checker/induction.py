@@ -27,7 +27,7 @@ from baobei.interpreter.moves import SHAPES
 
 from .execute import (Ctx, Executor, Obligation, Stop, body_frame, derived, empty_ctx, in_context, merge_ctx,
                       merge_frames, merge_states, merge_value)
-from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, new_solver, none_slot
+from .symbolic import NONE, ListV, RefV, Situation, SlotV, and_, eq_, ite, new_solver, none_slot, not_, or_
 
 _ids = itertools.count()
 PRUNE_TIMEOUT_MS = 2_000      # a pruning query undecided in time keeps its path
@@ -185,7 +185,7 @@ class Turns:
                                [(merge_value(conds, [s.clauses[k][0] for s in stops]), stops[0].clauses[k][1])
                                 for k in range(len(stops[0].clauses))], merge_ctx(conds, [s.ctx for s in stops]),
                                stops[0].where)
-            decision = Decision(key, merged_stop, z3.Or(conds))
+            decision = Decision(key, merged_stop, or_(conds))
             graph.decisions[key] = decision
             self.moves_at(graph, incoming, decision)
         if any(len(incoming.get(key, ())) != count for key, count in merged.items()):
@@ -195,7 +195,7 @@ class Turns:
             if runs:
                 conds = [cond for cond, _ in runs]
                 stops = [stop for _, stop in runs]
-                graph.ends[end] = (z3.Or(conds), Stop(end, stops[0].frames, merge_states(conds, [s.state for s in stops]),
+                graph.ends[end] = (or_(conds), Stop(end, stops[0].frames, merge_states(conds, [s.state for s in stops]),
                                                       []))
         return graph
 
@@ -233,7 +233,7 @@ class Turns:
 
     def collect(self, graph: Graph, incoming: dict, reach, stops: list[Stop]) -> None:
         for stop in stops:
-            cond = z3.And([reach] + stop.path) if stop.path else reach
+            cond = and_([reach] + stop.path) if stop.path else reach
             key = stop.key if stop.what == "ask" else ("end", stop.what)
             incoming.setdefault(key, []).append((cond, stop))
 
@@ -299,12 +299,12 @@ class Turns:
             for kind in kinds:
                 move = self.fresh_move(stop, kind, asker)
                 legal = self.legal(stop.state, kind, move, asker)
-                cond = z3.And(decision.reach, choice == index, legal)
+                cond = and_([decision.reach, eq_(choice, index), legal])
                 index += 1
-                options.append(z3.And(decision.reach, legal))
+                options.append(and_([decision.reach, legal]))
                 decision.moves.append((kind, cond, move))
                 self.collect(graph, incoming, cond, self.runs(graph, cond, *self.executor.apply(stop, kind, move)[0]))
-        decision.waits = z3.Or(options) if options else z3.BoolVal(False)
+        decision.waits = or_(options)
         self.anytime_moves(graph, decision)
 
     def legal(self, state: Situation, kind: str, move: Ctx, asker):
@@ -313,7 +313,7 @@ class Turns:
         who = [] if asker is not None else [move.actor >= 0, move.actor < state.np]
         from .translate import Translator
         verdict = Translator(self.spec, situation).legal(kind)[0]
-        return z3.And(shape + who + [verdict])
+        return and_(shape + who + [verdict])
 
     def anytime_moves(self, graph: Graph, decision: Decision) -> None:
         """Moves the rules may allow at any decision (the setup peeks). What they change is, from
@@ -322,10 +322,10 @@ class Turns:
         offered = {kind for _, kinds in decision.stop.clauses for kind in kinds}
         for kind in sorted(self.executor.anytime - offered):
             move = self.fresh_move(decision.stop, kind, None)
-            cond = z3.And(decision.reach, self.legal(decision.stop.state, kind, move, None))
+            cond = and_([decision.reach, self.legal(decision.stop.state, kind, move, None)])
             decision.stop.state = self.havoc(decision.stop.state, kind, cond)
             for after in self.runs(graph, cond, *self.executor.apply(decision.stop, kind, move)[0]):
-                graph.anytime.append((z3.And([cond] + after.path), after))
+                graph.anytime.append((and_([cond] + after.path), after))
 
     def havoc(self, state: Situation, kind: str, possible) -> Situation:
         """The variables an anytime handler sets, as any value where it may have been played."""
@@ -451,33 +451,49 @@ class Prover:
         active = list(facts)
         undecided = False
         bases: dict = {}                    # what each graph's queries start from
+        terms: dict = {}                    # (fact, state) -> the fact's term there, translated once
+        shown: dict = {}                    # graph -> the facts its cut point was shown to keep
+
+        def holds(fact: Fact, state: Situation):
+            key = (id(fact), id(state))
+            if key not in terms:
+                terms[key] = fact.holds(state)
+            return terms[key]
         changed = True
         while changed:
             changed = False
             for graph, constraints, assumes_facts in graphs:
                 if "cut" not in graph.ends or not active:
                     continue
+                # asked before for these facts (or, where the start assumes none, for more of them):
+                # the same answer
+                known = shown.get(id(graph))
+                now = {id(f) for f in active}
+                if known is not None and (now == known or not assumes_facts and now <= known):
+                    continue
                 reach, cut = graph.ends["cut"]
                 base = bases.setdefault(id(graph), constraints + [reach])
                 what = f"what holds at the start of a turn ({graph.start})"
                 while active:
-                    start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
-                    goal = z3.And([f.holds(cut.state) for f in active])
-                    status, model = self.solve(base + start + [z3.Not(goal)], what, False)
+                    start = [holds(f, graph.start_state) for f in active] if assumes_facts else []
+                    goal = and_([holds(f, cut.state) for f in active])
+                    status, model = self.solve(start + [not_(goal)], what, False, base)
                     if status == "unsat":
+                        shown[id(graph)] = {id(f) for f in active}
                         break
                     if status == "sat":
-                        kept = [f for f in active if z3.is_true(model.eval(f.holds(cut.state), model_completion=True))]
+                        kept = [f for f in active if z3.is_true(model.eval(holds(f, cut.state), model_completion=True))]
                         if len(kept) == len(active):   # pragma: no cover - the model breaks the goal
                             kept = []
                     else:                     # undecided as a whole: fact by fact, each a smaller question
                         kept = []
                         for fact in active:
-                            alone, _ = self.solve(base + start + [z3.Not(fact.holds(cut.state))], what, False)
+                            alone, _ = self.solve(start + [not_(holds(fact, cut.state))], what, False, base)
                             if alone == "unsat":
                                 kept.append(fact)
                             undecided |= alone == "unknown"
                         if len(kept) == len(active):   # each one proved on its own: all of them hold
+                            shown[id(graph)] = {id(f) for f in active}
                             break
                     active, changed = kept, True
         return active, undecided
@@ -498,8 +514,8 @@ class Prover:
             terms = self.invariant_terms(state, ctx)
             pending = list(range(len(terms)))
             while pending:
-                goal = z3.And([terms[i] for i in pending])
-                status, model = self.solve([reach, z3.Not(goal)], f"invariants at {where}", True, start)
+                goal = and_([terms[i] for i in pending])
+                status, model = self.solve([reach, not_(goal)], f"invariants at {where}", True, start)
                 if status != "sat":
                     if status == "unknown":
                         failures += [Failure(self.invariants[i], where, None, graph, "unknown") for i in pending]
@@ -508,8 +524,8 @@ class Prover:
                 failures += [Failure(self.invariants[i], where, model, graph, "fails", decision) for i in broken]
                 pending = [i for i in pending if i not in broken]
         for cond, obligation in graph.obligations:
-            path = z3.And([cond] + obligation.path)
-            status, model = self.solve([path, z3.Not(obligation.holds)],
+            path = and_([cond] + obligation.path)
+            status, model = self.solve([path, not_(obligation.holds)],
                                        f"{obligation.where}: {obligation.what}", True, start)
             if status != "unsat":
                 failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
@@ -542,12 +558,13 @@ class Failure:
         return found
 
 
-def prove_at(spec, edition, bounds, players: int, solve, warm: list[str] | None = None):
-    """(the invariants proved at a table of `players`, the failures, the names of the facts found
-    at the cut point): the setup (of a round and of a tie-break round) and a turn from any state at
-    the cut point where those facts hold. `warm`: the facts found in an earlier proof; Houdini
-    starts from them (and the invariants), which is as sound and much quicker, and from every
-    candidate when that is not enough."""
+def prove_at(spec, edition, bounds, players: int, solve, dropped: list[str] | None = None):
+    """(the invariants proved at a table of `players`, the failures, the names of the candidate
+    facts not found at the cut point): the setup (of a round and of a tie-break round) and a turn
+    from any state at the cut point where the facts found hold. `dropped`: the facts an earlier
+    proof (of this table or another, of this spec or another) did not find; Houdini starts from
+    the other candidates, which is as sound and much quicker, and from every candidate when that is
+    not enough."""
     invariants = list(spec.invariants.values())
     turns = Turns(spec, edition, bounds, players)
     starts = [turns.round_start(tiebreak) for tiebreak in (False, True)]
@@ -559,6 +576,7 @@ def prove_at(spec, edition, bounds, players: int, solve, warm: list[str] | None 
         failures += prover.obligations(graph, c, [])
     cuts = [graph.ends["cut"][1] for graph, _ in setups if "cut" in graph.ends]
     kept: list[str] = []
+    candidates = candidate_facts(spec, turns.executor)
     if not cuts:          # every run of the setup left the bounds: nothing would be proved
         failures += [Failure(inv, "the setup", None, setups[0][0], "unknown",
                              what="no round starts within the bounds") for inv in invariants]
@@ -566,15 +584,15 @@ def prove_at(spec, edition, bounds, players: int, solve, warm: list[str] | None 
         frames, state, constraints = turns.cut_start(cuts[0])
         turn = turns.graph(f"a turn ({players} players)", frames, state, constraints)
         graphs = [(g, c, False) for g, c in setups] + [(turn, constraints, True)]
-        candidates = candidate_facts(spec, turns.executor)
-        subset = candidates if warm is None else \
-            [f for f in candidates if f.invariant is not None or f.name in warm]
+        subset = candidates if dropped is None else \
+            [f for f in candidates if f.invariant is not None or f.name not in dropped]
         found, kept = _turn_obligations(prover, graphs, turn, constraints, subset)
         if found and len(subset) < len(candidates):
             found, kept = _turn_obligations(prover, graphs, turn, constraints, candidates)
         failures += found
     failed = {f.invariant.name for f in failures if f.invariant is not None}
-    return [inv.name for inv in invariants if inv.name not in failed], failures, kept
+    return [inv.name for inv in invariants if inv.name not in failed], failures, \
+        [f.name for f in candidates if f.name not in kept]
 
 
 def _turn_obligations(prover, graphs, turn, constraints, candidates) -> tuple[list[Failure], list[str]]:
