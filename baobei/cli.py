@@ -367,7 +367,8 @@ def cmd_check(args) -> int:
         spec = load_spec(config, variant)
         specs.append((spec, load_edition_for(config, spec)))
     from baobei.coverage import coverage
-    passages = coverage(config)     # text only, no Z3: a broken uncited file fails here too, before any proof
+    # text only, no Z3: a broken uncited file fails here too, before any proof
+    passages = coverage(config, use_cache=not args.no_cache)
     if not args.json:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
@@ -377,6 +378,10 @@ def cmd_check(args) -> int:
     from baobei.interpreter.progress import Phase
     results = _checked_from_the_cache(config, variants, bounds, args, proofs)
     missing = [index for index, found in enumerate(results) if found is None]
+    if len(missing) < len(variants):
+        phase = Phase(f"checking {', '.join(v for index, v in enumerate(variants) if index not in missing)}",
+                      "answers", enabled=shown)
+        phase.finish(f"{sum(found[0].answers for found in results if found is not None)} answers from the cache")
     if missing:
         phase = Phase(f"checking {', '.join(variants[index] for index in missing)}", "checks", enabled=shown)
         made = in_forked_workers(_check_one, [(config, variants[index], bounds, args, proofs[index])
@@ -530,6 +535,7 @@ def cmd_diff(args) -> int:
                           "bounds": report.bounds,
                           "added": report.added, "removed": report.removed, "changed": report.changed,
                           "differences": [f.as_json() for f in report.findings], "unknown": report.unknown,
+                          "answers": report.answers, "cached": report.cached, "queries": report.queries,
                           "unproved": report.unproved, "uncompared": report.uncompared},
                          indent=1))
     else:
