@@ -528,7 +528,8 @@ def cmd_diff(args) -> int:
     if args.emit:
         from baobei.checker.scenarios import emit_witnesses
         from baobei.interpreter.rules import load_rules
-        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit, progress=shown)
+        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit, progress=shown,
+                       use_cache=not args.no_cache)
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "rules": config.as_json(),

@@ -53,8 +53,9 @@ class Budget:
 
 
 def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str,
-                   progress: bool = False) -> list[str]:
-    """`progress`: show the search's progress on stderr, a step per class."""
+                   progress: bool = False, use_cache: bool = True) -> list[str]:
+    """`progress`: show the search's progress on stderr, a step per class; `use_cache`: read a
+    search made before from the cache folder (search_key), and keep this one's."""
     from baobei.interpreter.progress import Phase
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -64,7 +65,7 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
     # each class's search is independent: side by side in forked workers, the same on any machine;
     # a search made before (the same class, rules and code) is read back from the cache
     phase = Phase("searching play for witnesses", "classes", enabled=progress, planned=len(classes))
-    keys = [search_key(item, rules_a, rules_b) for _, _, item in classes]
+    keys = [search_key(item, rules_a, rules_b) if use_cache else None for _, _, item in classes]
     scenarios = [_searched(key) for key in keys]
     missing = [index for index, found in enumerate(scenarios) if found is None]
     phase.progress(0, len(classes) - len(missing))

@@ -66,9 +66,10 @@ def _checker(config, variant: str, proved: list[str], answers: Answers, bounds: 
 
 
 def _verdicts(report) -> tuple:
-    """What a check says, without how long it took or where its answers came from."""
-    return (sorted(report.claims), [f.as_json() for f in report.findings],
-            [(r.where, r.what, r.status, r.witness) for r in report.effects])
+    """What a check says, without how long it took or where its answers came from (nor its
+    witnesses: another solver may find another table that shows the same)."""
+    return (sorted(report.claims), [(f.kind, f.decision, f.message, [r.name for r in f.rules]) for f in report.findings],
+            [(r.where, r.what, r.status) for r in report.effects])
 
 
 @pytest.fixture
@@ -191,7 +192,10 @@ def test_an_answer_is_never_reused_when_anything_it_reads_changes(spec_copy, pat
     config = load_config(spec=str(spec_copy))
     checker = _checker(config, "fr", proved, Answers())
     report = checker.run()
-    assert report.cached > 0                     # the questions that read none of it come from the cache
+    if path.startswith("editions/"):
+        assert report.cached == 0                # every question's tables read the deck
+    else:
+        assert report.cached > 0                 # the questions that read none of it come from the cache
     kind, what = changed
     if kind == "claim":
         assert (what, "fails") in {(name, status) for name, status, _ in report.claims}
@@ -250,4 +254,12 @@ def test_a_second_diff_takes_its_classes_from_the_cache_and_an_edit_resolves_its
     sides = {variant: load_spec(config, variant) for variant in ("fr", "de")}
     third = compared()
     assert third.answers - third.cached == 1     # the legality of place, alone, read the rule
-    assert [f.as_json() for f in third.findings] == [f.as_json() for f in compared(use_cache=False).findings]
+    assert _classes(third) == _classes(compared(use_cache=False))
+
+
+def _classes(report) -> list:
+    """What a diff finds, without its witnesses and in no order (a solver in another state may find
+the same classes in another order, with other tables)."""
+    return sorted((f.title, f.causes, sorted((c.decision, sorted((side, [r.name for r in rules])
+                                                                 for side, rules in c.rules.items()))
+                                             for c in f.classes)) for f in report.findings)
