@@ -190,7 +190,8 @@ class Checker:
         witness = answer.get("witness")
         if witness is not None:
             self.answers.keep(self.witness_key(key), {"witness": witness})
-        self.answers.keep(key, {**{k: v for k, v in answer.items() if k != "witness"}, "witnessed": witness is not None})
+        kept = {name: value for name, value in answer.items() if name != "witness"}
+        self.answers.keep(key, {**kept, "witnessed": witness is not None})
         return answer
 
     def witness_key(self, key: str) -> str:

@@ -506,7 +506,8 @@ def _stored(item: Difference) -> dict:
     read from the spec when it is shown again)."""
     return {"decision": item.decision, "message": item.message,
             "rules": [[side, [rule.name for rule in rules]] for side, rules in item.rules.items()],
-            "witness": item.witness, "kind": item.kind, "causes": sorted(item.causes) if item.causes is not None else None,
+            "witness": item.witness, "kind": item.kind,
+            "causes": sorted(item.causes) if item.causes is not None else None,
             "legal_in": item.legal_in, "read_by_rules": item.read_by_rules,
             "more": [[message, witness] for message, witness in item.more]}
 
@@ -516,7 +517,8 @@ def _restored(data: dict, differ: "Differ") -> Difference:
     rules = {side: [RuleInfo.of(specs[side].rules[name]) for name in names] for side, names in data["rules"]}
     return Difference(data["decision"], data["message"], rules, data["witness"], data["kind"],
                       causes=set(data["causes"]) if data["causes"] is not None else None, legal_in=data["legal_in"],
-                      read_by_rules=data["read_by_rules"], more=[(message, witness) for message, witness in data["more"]])
+                      read_by_rules=data["read_by_rules"],
+                      more=[(message, witness) for message, witness in data["more"]])
 
 
 def _rule(rules: list, index: int):

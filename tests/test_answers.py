@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -14,10 +15,12 @@ from baobei.checker.answers import Answers
 from baobei.checker.check import Checker
 from baobei.checker.diff import Differ
 from baobei.checker.proofs import prove_all, proved_everywhere
+from baobei.checker.scenarios import search_key
 from baobei.checker.symbolic import Bounds
 from baobei.cli import main
 from baobei.dsl import cache
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
+from baobei.interpreter.rules import load_rules
 
 from conftest import edit
 
@@ -68,7 +71,8 @@ def _checker(config, variant: str, proved: list[str], answers: Answers, bounds: 
 def _verdicts(report) -> tuple:
     """What a check says, without how long it took or where its answers came from (nor its
     witnesses: another solver may find another table that shows the same)."""
-    return (sorted(report.claims), [(f.kind, f.decision, f.message, [r.name for r in f.rules]) for f in report.findings],
+    return (sorted(report.claims),
+            [(f.kind, f.decision, f.message, [r.name for r in f.rules]) for f in report.findings],
             [(r.where, r.what, r.status) for r in report.effects])
 
 
@@ -169,7 +173,8 @@ def test_an_undecided_answer_is_never_kept(config, fresh_cache):
 STALE = [
     # a legality rule a claim reads through legal(pluck)
     ("core/pluck.bao", "refuse pluck when any t in targets: protected(t)\n",
-     "refuse pluck when any t in targets: protected(t) and t.number > 1\n", ("claim", "bao.shield_stops_opponent_plucks")),
+     "refuse pluck when any t in targets: protected(t) and t.number > 1\n",
+     ("claim", "bao.shield_stops_opponent_plucks")),
     # a definition a claim reads through another definition
     ("core/scoring.bao", "p == bao or points(bao) < points(p)", "p == bao or points(bao) <= points(p)",
      ("claim", "score.tie_fails_bao")),
@@ -248,6 +253,13 @@ def test_a_second_diff_takes_its_classes_from_the_cache_and_an_edit_resolves_its
     second = compared()
     assert second.answers == first.answers > 5 and second.cached == second.answers and second.queries == 0
     assert [f.as_json() for f in second.findings] == [f.as_json() for f in first.findings]
+    # diff --emit keeps each class's play search under what it reads: the class, both rules, the code
+    rules = (load_rules(config, "fr"), load_rules(config, "de"))
+    classes = [item for finding in first.findings for item in finding.classes]
+    keys = [search_key(item, *rules) for item in classes]
+    assert len(set(keys)) == len(keys) and keys == [search_key(item, *rules) for item in classes]
+    moved = replace(classes[0], witness={**classes[0].witness, "active": "someone else"})
+    assert search_key(moved, *rules) not in keys and search_key(classes[0], *reversed(rules)) not in keys
     edit(spec_copy / "de.bao", "allow place when target.new and not (any s in actor.slots: s.empty)",
          "allow place when target.new and not (any s in actor.slots: s.empty) and true")
     config = load_config(spec=str(spec_copy))
