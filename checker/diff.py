@@ -21,6 +21,7 @@ from baobei.dsl.unparse import declaration
 from baobei.interpreter.progress import Phase
 
 from . import parallel
+from .answers import Answers, Reads, job_key
 from .bodies import BodyComparer, bodies, knowledge, signature, statement_exprs
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .execute import derived
@@ -92,21 +93,25 @@ class DiffReport:
     unproved: list[str] = field(default_factory=list)    # invariants not proved inductive: not assumed
     uncompared: list[str] = field(default_factory=list)  # changes the comparison of decisions cannot reach
     queries: int = 0
+    answers: int = 0                                      # decisions compared (one answer each)
+    cached: int = 0                                       # of them, from the cache (checker/answers.py)
     seconds: float = 0.0
 
 
 class Differ:
     def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ()),
-                 witnesses: int = 1, edition_b: Edition | None = None):
+                 witnesses: int = 1, answers: Answers | None = None, edition_b: Edition | None = None):
         """`witnesses`: how many distinct witnesses to give of each class (different tables, moves
-        or references), each on the smallest table that shows it. `edition_b`: the edition side b
-        plays with, when it is not `edition` (two versions of the edition file)."""
+        or references), each on the smallest table that shows it; `answers`: where the classes of
+        a decision come from (default: the cache, checker/answers.py); `edition_b`: the edition side
+        b plays with, when it is not `edition` (two versions of the edition file)."""
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
+        self.edition, self.proved = edition, proved
+        self.answers = answers if answers is not None else Answers()
         self.witnesses = max(1, witnesses)
         self.bounds = bounds
         self.timeout_ms = timeout_ms
-        self.proved = proved
         same = edition_b is None or _values(edition_b) == _values(edition)
         self.editions = (edition, edition if same else edition_b)
         self.situation = Situation(self.spec_a, edition, bounds).with_variables_of(self.spec_b)
@@ -185,21 +190,45 @@ class Differ:
         # Two fixed halves, each in a forked worker: the same spec gives the same report on any
         # number of cores, and on two the queries run side by side.
         halves = [list(range(0, len(jobs), 2)), list(range(1, len(jobs), 2))]
-        found: dict[int, list[Difference]] = {}
         phase = Phase("comparing the decisions", "decisions", enabled=progress, planned=len(jobs))
         not_compared = self.uncompared()
-        for part, queries, unknown, uncompared in in_forked_workers(
-                self._run_jobs, [(jobs, half) for half in halves], on_progress=phase.progress):
+        reads = (Reads(self.spec_a), Reads(self.spec_b))
+        keys = [job_key(self, reads, method, argument) for method, argument in jobs]
+        found = self.cached_jobs(keys)
+        phase.progress(0, len(found))
+        halves = [[index for index in half if index not in found] for half in halves]
+        halves = [half for half in halves if half]
+        for half, (part, queries, unknown, uncompared) in zip(halves, in_forked_workers(
+                self._run_jobs, [(jobs, half) for half in halves], on_progress=phase.progress)):
             found.update(part)
             self.report.queries += queries
             self.report.unknown += unknown
             not_compared += uncompared
+            self.answers.solved += len(part)
+            if not unknown:      # a half with an undecided query keeps none of its answers
+                self.keep_jobs(keys, part)
+        self.report.answers, self.report.cached = len(jobs), len(jobs) - sum(len(half) for half in halves)
         self.report.differences = [d for index in sorted(found) for d in found[index]]
         phase.finish(f"{len(jobs)} decisions, {self.report.queries} queries")
         self.report.findings = self.group()
         self.report.uncompared = not_compared
         self.report.seconds = time.perf_counter() - started
         return self.report
+
+    def cached_jobs(self, keys: list) -> dict[int, list[Difference]]:
+        """The jobs whose classes the cache holds (job_key), by index."""
+        found = {}
+        for index, key in enumerate(keys):
+            kept = self.answers.get(key) if key else None
+            if kept is not None:
+                found[index] = [_restored(item, self) for item in kept["classes"]]
+                self.answers.cached += 1
+        return found
+
+    def keep_jobs(self, keys: list, part: dict[int, list[Difference]]) -> None:
+        for index, differences in part.items():
+            if keys[index]:
+                self.answers.keep(keys[index], {"classes": [_stored(d) for d in differences]})
 
     def _run_jobs(self, jobs: list, indexes: list[int]) -> tuple[dict, int, list]:
         """Runs these jobs (in a worker, or here one half after the other); their differences by
@@ -559,6 +588,26 @@ def _values(edition: Edition) -> tuple:
     return edition.deck, edition.deal, edition.threshold
 
 
+def _stored(item: Difference) -> dict:
+    """A class as plain data for the cache: its rules by name (their places and citations are
+    read from the spec when it is shown again)."""
+    return {"decision": item.decision, "message": item.message,
+            "rules": [[side, [rule.name for rule in rules]] for side, rules in item.rules.items()],
+            "witness": item.witness, "kind": item.kind,
+            "causes": sorted(item.causes) if item.causes is not None else None,
+            "legal_in": item.legal_in, "read_by_rules": item.read_by_rules,
+            "more": [[message, witness] for message, witness in item.more]}
+
+
+def _restored(data: dict, differ: "Differ") -> Difference:
+    specs = {differ.name_a: differ.spec_a, differ.name_b: differ.spec_b}
+    rules = {side: [RuleInfo.of(specs[side].rules[name]) for name in names] for side, names in data["rules"]}
+    return Difference(data["decision"], data["message"], rules, data["witness"], data["kind"],
+                      causes=set(data["causes"]) if data["causes"] is not None else None, legal_in=data["legal_in"],
+                      read_by_rules=data["read_by_rules"],
+                      more=[(message, witness) for message, witness in data["more"]])
+
+
 def _rule(rules: list, index: int):
     return rules[index] if 0 <= index < len(rules) else None
 
@@ -585,4 +634,5 @@ def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bou
     editions = (edition, edition_b or edition)
     proofs = prove_all([(a[1], editions[0]), (b[1], editions[1])], bounds, timeout_ms, use_cache, progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
-    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses, edition_b).run(progress)
+    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses, Answers(enabled=use_cache),
+                  edition_b).run(progress)

@@ -96,8 +96,13 @@ def check_text(report: Report, layers: list[str]) -> str:
             lines += finding_lines(finding)
     else:
         lines.append("  findings: none (no overlap, no gap, no dead rule, no move never allowed)")
-    lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
+    lines.append(f"  {answers_line(report.answers, report.cached, report.queries)}, {report.seconds:.1f} s")
     return "\n".join(lines)
+
+
+def answers_line(answers: int, cached: int, queries: int) -> str:
+    """How the questions were answered: from the cache (checker/answers.py) or by Z3 here."""
+    return f"{answers} answers: {cached} from the cache, {answers - cached} solved here ({queries} queries)"
 
 
 def diff_text(report: DiffReport) -> str:
@@ -142,5 +147,5 @@ def diff_text(report: DiffReport) -> str:
         lines += [f"    {entry}" for entry in report.uncompared]
     if report.unproved:
         lines.append(f"  invariants not proved inductive, so not assumed: {', '.join(report.unproved)}")
-    lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
+    lines.append(f"  {answers_line(report.answers, report.cached, report.queries)}, {report.seconds:.1f} s")
     return "\n".join(lines)
