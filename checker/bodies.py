@@ -30,6 +30,7 @@ from baobei.dsl.unparse import declaration, expr
 
 from .execute import Ctx, Executor, Stop, body_frame, derived, stack_key
 from .symbolic import NONE, RefV, Situation, SlotV, new_solver, none_slot
+from .witness import Reader
 
 MAX_SEGMENTS = 160           # stretches of play followed per body; beyond, the body is not fully compared
 MAX_STEPS = 20_000           # statements run for one stretch of one side (its runs multiply with its branches)
@@ -209,37 +210,10 @@ def _differ(a, b):
 def stop_text(stop: Stop, read) -> str:
     """What a stop is, as a player sees it."""
     if stop.what == "ask":
-        asked = "; ".join(f"{'anyone' if asker is None else read.player(asker)}: {', '.join(kinds)}"
+        asked = "; ".join(f"{'anyone' if asker is None else read.shown(asker, ast.PLAYER)}: {', '.join(kinds)}"
                           for asker, kinds in stop.clauses)
         return f"asks {asked}"
     return {"resolve": "resolves powers", "cut": "starts the next turn", "returned": "ends"}[stop.what]
-
-
-class Reading:
-    """Values of one model, as a scenario writes them (the witness module's reader)."""
-
-    def __init__(self, situation: Situation, model):
-        from .witness import Reader
-        self.reader = Reader(situation, model)
-
-    def player(self, term) -> str:
-        return self.reader.player(term) or "none"
-
-    def card(self, term) -> str:
-        return self.reader.card(term) or "none"
-
-    def typed(self, value, type_) -> str:
-        shown = self.reader.typed(value, type_) if value is not None else None
-        if isinstance(shown, dict):
-            by = f" by {shown['by']}" if shown["by"] else ""
-            return f"{shown['card']} ({shown['how']}{by})"
-        return "none" if shown is None else str(shown).lower() if isinstance(shown, bool) else str(shown)
-
-    def int(self, term) -> int:
-        return self.reader.int(term)
-
-    def bool(self, term) -> bool:
-        return self.reader.bool(term)
 
 
 def aspects(a: Stop, b: Stop, spec_a: Spec, spec_b: Spec, names: tuple[str, str]) -> list[Aspect]:
@@ -263,7 +237,8 @@ def aspects(a: Stop, b: Stop, spec_a: Spec, spec_b: Spec, names: tuple[str, str]
     if a.what in ("ask", "resolve"):
         ua, ub = a.ctx.user, b.ctx.user
         found.append(Aspect("who acts", z3.Or(_differ(ua, ub), _differ(a.ctx.power, b.ctx.power)),
-                            lambda r: f"the power's user is {r.player(ua)} in {na} and {r.player(ub)} in {nb}"))
+                            lambda r: f"the power's user is {r.shown(ua, ast.PLAYER)} in {na} and "
+                                      f"{r.shown(ub, ast.PLAYER)} in {nb}"))
     return found + state_aspects(a.state, b.state, spec_a, spec_b, names)
 
 
@@ -273,7 +248,7 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
     P, S = x.bounds.players, x.bounds.slots
 
     def seat(r, i) -> str:
-        return r.reader.names[i] if i < len(r.reader.names) else f"seat {i + 1}"
+        return r.names[i] if i < len(r.names) else f"seat {i + 1}"
 
     def slot(r, i, j) -> str:
         return f"{seat(r, i)}.{j + 1}"
@@ -284,12 +259,13 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
                                            f"{r.int(y.ns[i])} in {nb}"))
         for j in range(S):
             found.append(Aspect("layouts", x.card[i][j] != y.card[i][j],
-                                lambda r, i=i, j=j: f"{slot(r, i, j)} holds {r.card(x.card[i][j])} in {na} and "
-                                                    f"{r.card(y.card[i][j])} in {nb}", (i, j)))
+                                lambda r, i=i, j=j: f"{slot(r, i, j)} holds {r.shown(x.card[i][j], ast.CARD)} in "
+                                                    f"{na} and {r.shown(y.card[i][j], ast.CARD)} in {nb}", (i, j)))
             for table, what in (("mturn", "turn"), ("mseq", "sequence"), ("mby", "by")):
                 ta, tb = getattr(x, table)[i][j], getattr(y, table)[i][j]
                 show = (lambda r, ta=ta, tb=tb, i=i, j=j: f"the card at {slot(r, i, j)} is marked moved by "
-                        f"{r.player(ta)} in {na} and by {r.player(tb)} in {nb}") if what == "by" else \
+                        f"{r.shown(ta, ast.PLAYER)} in {na} and by {r.shown(tb, ast.PLAYER)} in {nb}") \
+                    if what == "by" else \
                     (lambda r, ta=ta, tb=tb, i=i, j=j, what=what: f"the card at {slot(r, i, j)} is marked moved in "
                      f"{what} {r.int(ta)} in {na} and {r.int(tb)} in {nb}")
                 found.append(Aspect("movement marks", ta != tb, show, (i, j)))
@@ -300,27 +276,29 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
                         lambda r: f"{r.int(x.hc)} card(s) held in {na} and {r.int(y.hc)} in {nb}"))
     for k in range(len(x.held)):
         found.append(Aspect("held cards", z3.And(x.hc > k, x.held[k] != y.held[k]),
-                            lambda r, k=k: f"held card {k + 1} is {r.card(x.held[k])} in {na} and "
-                                           f"{r.card(y.held[k])} in {nb}"))
+                            lambda r, k=k: f"held card {k + 1} is {r.shown(x.held[k], ast.CARD)} in {na} and "
+                                           f"{r.shown(y.held[k], ast.CARD)} in {nb}"))
     found.append(Aspect("discard", x.top != y.top,
-                        lambda r: f"the discard shows {r.card(x.top)} in {na} and {r.card(y.top)} in {nb}"))
+                        lambda r: f"the discard shows {r.shown(x.top, ast.CARD)} in {na} and "
+                                  f"{r.shown(y.top, ast.CARD)} in {nb}"))
     found.append(Aspect("reference", _differ(x.ref, y.ref),
-                        lambda r: f"the reference is {r.typed(x.ref, ast.REFERENCE)} in {na} and "
-                                  f"{r.typed(y.ref, ast.REFERENCE)} in {nb}"))
+                        lambda r: f"the reference is {r.shown(x.ref, ast.REFERENCE)} in {na} and "
+                                  f"{r.shown(y.ref, ast.REFERENCE)} in {nb}"))
     for name in COUNTERS:
         found.append(Aspect(name.replace("_", " "), x.ints[name] != y.ints[name],
                             lambda r, name=name: f"{name} is {r.int(x.ints[name])} in {na} and "
                                                  f"{r.int(y.ints[name])} in {nb}"))
     found.append(Aspect("active player", x.active != y.active,
-                        lambda r: f"the active player is {r.player(x.active)} in {na} and {r.player(y.active)} in {nb}"))
+                        lambda r: f"the active player is {r.shown(x.active, ast.PLAYER)} in {na} and "
+                                  f"{r.shown(y.active, ast.PLAYER)} in {nb}"))
     for name, decl in spec_a.vars.items():
         other = spec_b.vars.get(name)
         if other is None or other.type != decl.type:
             continue
         va, vb = x.vars[name], y.vars[name]
         found.append(Aspect(f"variable {name}", _differ(va, vb),
-                            lambda r, va=va, vb=vb, name=name, t=decl.type: f"{name} is {r.typed(va, t)} in {na} "
-                                                                           f"and {r.typed(vb, t)} in {nb}"))
+                            lambda r, va=va, vb=vb, name=name, t=decl.type: f"{name} is {r.shown(va, t)} in {na} "
+                                                                           f"and {r.shown(vb, t)} in {nb}"))
     for name, decl in spec_a.player_vars.items():
         other = spec_b.player_vars.get(name)
         if other is None or other.type != decl.type:
@@ -329,7 +307,7 @@ def state_aspects(x: Situation, y: Situation, spec_a: Spec, spec_b: Spec, names:
             va, vb = x.pvars[name][i], y.pvars[name][i]
             found.append(Aspect(f"variable {name}", _differ(va, vb),
                                 lambda r, va=va, vb=vb, i=i, name=name, t=decl.type:
-                                f"{seat(r, i)}.{name} is {r.typed(va, t)} in {na} and {r.typed(vb, t)} in {nb}"))
+                                f"{seat(r, i)}.{name} is {r.shown(va, t)} in {na} and {r.shown(vb, t)} in {nb}"))
     return found
 
 
@@ -574,7 +552,7 @@ class BodyComparer:
         if key in found_groups or len(report.classes) >= MAX_CLASSES_PER_BODY:
             return
         found_groups.add(key)
-        read = Reading(segment.table, model)
+        read = Reader(segment.table, model)
         where = "it goes on differently" if a.what != b.what else f"where it {stop_text(a, read)}"
         details = "; ".join(aspect.show(read) for aspect in shown[:3]) + ("; ..." if len(shown) > 3 else "")
         after = f" ({segment.start})" if segment.start else ""

@@ -296,9 +296,9 @@ class Differ:
     def edition_changes(self) -> set[str]:
         """The edition values the two sides play with differently (two versions of the edition file)."""
         a, b = self.editions
-        return {label for label, x, y in (("edition deal", a.deal, b.deal), ("edition threshold", a.threshold,
-                                                                             b.threshold), ("edition deck", a.deck, b.deck))
-                if x != y}
+        values = (("edition deal", a.deal, b.deal), ("edition threshold", a.threshold, b.threshold),
+                  ("edition deck", a.deck, b.deck))
+        return {label for label, x, y in values if x != y}
 
     def uncompared(self) -> list[str]:
         """The changes no comparison reaches: a variable's declaration (what a round starts with),
@@ -354,16 +354,17 @@ class Differ:
     def machinery_changes(self) -> list[str]:
         """The definitions the machinery reads (who plucks first, when a game ends, who wins, ...)
         whose value may differ: the text of what they read differs."""
-        found = []
-        for name in REQUIRED_DEFINES:
-            da, db = self.spec_a.defines.get(name), self.spec_b.defines.get(name)
-            if da is None or db is None:
-                continue
-            sa = signature(self.spec_a, da, self.editions[0], [da.body])
-            sb = signature(self.spec_b, db, self.editions[1], [db.body])
-            if sa != sb:
-                found.append(name)
-        return found
+        return [name for name in REQUIRED_DEFINES if self.define_causes(name)]
+
+    def define_causes(self, name: str) -> set[str]:
+        """The declarations (and edition values) a definition reads whose text differs between the
+        two sides."""
+        da, db = self.spec_a.defines.get(name), self.spec_b.defines.get(name)
+        if da is None or db is None:
+            return set()
+        sa = signature(self.spec_a, da, self.editions[0], [da.body])
+        sb = signature(self.spec_b, db, self.editions[1], [db.body])
+        return {key for key in set(sa) | set(sb) if sa.get(key) != sb.get(key)}
 
     def machinery(self, name: str) -> None:
         """A definition the machinery reads, as a value: where the two give another."""
@@ -375,15 +376,12 @@ class Differ:
         for models, _ in self.classes(context + [differ], [], f"value {name}"):
             def message(model) -> str:
                 read = Reader(self.situation, model)
-                shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
+                shown = ", ".join(read.shown(a, p.type) for p, a in zip(decl.params, args))
                 call = f"{name}({shown})" if decl.params else name
-                return f"{call} is {_shown(read, value_a, type_)} in {self.name_a} and " \
-                       f"{_shown(read, value_b, type_)} in {self.name_b}"
+                return f"{call} is {read.shown(value_a, type_)} in {self.name_a} and " \
+                       f"{read.shown(value_b, type_)} in {self.name_b}"
             self.add(f"value {name}", message, decl, self.spec_b.defines[name], models)
-            changed = signature(self.spec_a, decl, self.editions[0], [decl.body])
-            other = signature(self.spec_b, self.spec_b.defines[name], self.editions[1], [self.spec_b.defines[name].body])
-            self.report.differences[-1].causes = {key for key in set(changed) | set(other)
-                                                  if changed.get(key) != other.get(key)}
+            self.report.differences[-1].causes = self.define_causes(name)
 
     def cone(self, rule_name: str) -> set[str]:
         """The declarations a rule's decision reads, in both rule sets."""
@@ -482,9 +480,9 @@ class Differ:
             for models, (wa, wb) in self.classes(assertions, [win_a, win_b], f"value {name}"):
                 def message(model) -> str:
                     read = Reader(self.situation, model)
-                    shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
-                    return f"{name}({shown}) is {_shown(read, value_a, decl.type)} in {self.name_a} and " \
-                           f"{_shown(read, value_b, decl.type)} in {self.name_b}"
+                    shown = ", ".join(read.shown(a, p.type) for p, a in zip(decl.params, args))
+                    return f"{name}({shown}) is {read.shown(value_a, decl.type)} in {self.name_a} and " \
+                           f"{read.shown(value_b, decl.type)} in {self.name_b}"
                 self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), models)
                 self.report.differences[-1].read_by_rules = read_by_rules
             if any(d.decision == f"value {name}" for d in self.report.differences):
@@ -614,14 +612,6 @@ def _rule(rules: list, index: int):
 
 def _name(rule) -> str:
     return rule.name if rule is not None else "no rule (undecided)"
-
-
-def _shown(read, value, type_) -> str:
-    """A value as a scenario writes it: a player's name, a slot `Ben.2`, a card id, a number."""
-    shown = read.typed(value, type_)
-    if isinstance(shown, dict):        # a reference
-        return f"{shown['card']} ({shown['how']} by {shown['by']})"
-    return "none" if shown is None else str(shown).lower() if isinstance(shown, bool) else str(shown)
 
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
