@@ -417,7 +417,8 @@ class BodyComparer:
         edition values: where play goes on after a stop."""
         s0 = self.tables[0]
         n = next(self._tables)
-        fresh = Situation(self.specs[0], self.editions[0], self.bounds, tag=f"after{n}_").with_variables_of(self.specs[1])
+        fresh = Situation(self.specs[0], self.editions[0], self.bounds, tag=f"after{n}_")
+        fresh.with_variables_of(self.specs[1])
         keep = dict(np=s0.np, first=s0.first, lot=s0.lot, tiebreak=s0.tiebreak, actor=s0.actor, user=s0.user,
                     power=s0.power, chosen=s0.chosen, tc=s0.tc, targets=s0.targets)
         ints = {**fresh.ints, "threshold": s0.ints["threshold"], "edition_deal": s0.ints["edition_deal"],
