@@ -325,6 +325,8 @@ class Segment:
     after: str = ""                  # "" at the entry; else the stop play went on from
     kind: str | None = None          # the move a handler's entry judges (for the witness)
     likely: list = field(default_factory=list)   # what a witness should show where it can (the invariants)
+    counts: list = field(default_factory=list)   # the deck's counts on a table after a stop: every real table
+                                                 # has them, a witness must; asked only of a difference found
     origin: int = 0                  # which start it comes from (a round's start is one per table size)
     start: str = ""                  # what that start is, when it is not the body's entry anywhere
 
@@ -537,6 +539,11 @@ class BodyComparer:
                 break
             if model is None:
                 break
+            if segment.counts:      # what every real table has, asked only where a difference is found
+                result, model = self.check(report, segment.path + a.path + b.path + segment.counts +
+                                           [z3.Or([aspect.differ for aspect in pending])])
+                if model is None:   # only on tables with more copies of a card than the deck: none
+                    break
             model = self.readable_model(segment, a, b, pending) or model
             shown = [aspect for aspect in pending if z3.is_true(model.eval(aspect.differ, model_completion=True))]
             moved = {aspect.cell for aspect in shown if aspect.group == "layouts"}
@@ -567,7 +574,7 @@ class BodyComparer:
         """A model of the same difference on the smallest table, where the invariants hold when it
         can (a witness a round can show; the difference itself is not narrowed to them)."""
         from .symbolic import small_model
-        context = segment.path + a.path + b.path + [z3.Or([x.differ for x in pending])]
+        context = segment.path + segment.counts + a.path + b.path + [z3.Or([x.differ for x in pending])]
         if segment.likely:
             model = small_model([], context + segment.likely, segment.table)
             if model is not None:
@@ -583,6 +590,6 @@ class BodyComparer:
         path = segment.path + a.path + b.path + agree
         text = {"ask": "the move asked at", "resolve": "the powers resolved at", "cut": "the turn that ends at"}
         states, facts, table = self.table_after()
-        likely = self.invariants(states) + table._deck_counts()
         return [Segment((a.frames, b.frames), states, path + facts, table, f"{text[a.what]} {a.where}",
-                        likely=likely, origin=segment.origin, start=segment.start)]
+                        likely=self.invariants(states), counts=table._deck_counts(), origin=segment.origin,
+                        start=segment.start)]
