@@ -44,11 +44,9 @@ class RandomAgent(Agent):
         if may_decline and uniform() < 0.5:
             return None  # in a window, half the time it lets the card go
         ask = rnd.pending
-        clauses = ask.clauses
-        if len(clauses) == 1:       # (kinds_of, written out for the usual ask of one clause)
-            asker, kinds = clauses[0]
-            if asker is not None and asker is not player:
-                kinds = ()
+        asker = ask.actor
+        if asker is not None:       # (kinds_of, written out for the usual ask of one player)
+            kinds = ask.site.kinds if asker is player else ()
         else:
             kinds = ask.kinds_of(player)
         plans = _PLANS[may_decline]

@@ -1,8 +1,9 @@
 """A round in play: the decision loop.
 
 The spec's procedures are generator functions of the generated module: running a
-round is resuming them until they yield the next decision (an `Ask`). An ask with no
-legal move is skipped (the rulebooks skip an impossible part of an action); a move
+round is resuming them until they yield the next decision (an `Ask`, one per ask site
+and round, reused). An ask with no legal move is skipped where it is, without a pause
+(the rulebooks skip an impossible part of an action); a move
 played at an ask runs its handler in the ask's context, a complete action ends with
 the spec's `procedure action_end`, and `resolve powers` plays the fired powers in
 rank order. Which moves are legal, what each one does and when powers fire are all
@@ -26,7 +27,7 @@ class Round(State, Judge):
 
     __slots__ = ("program", "anytime", "threshold", "edition_deal", "tiebreak", "lot", "pending", "root", "strict",
                  "history", "in_action", "last_fired", "fired_cards", "decided", "decided_log", "initial_deck",
-                 "rebuild", "_procedures", "first", "active", "order")
+                 "rebuild", "_procedures", "_queue", "asks", "first", "active", "order")
 
     def __new__(cls, program, *args, **kwargs):
         return object.__new__(program.round_class if cls is Round else cls)
@@ -49,7 +50,9 @@ class Round(State, Judge):
             if totals and player.name in totals:
                 player.v_total = totals[player.name]
         self.pending: Ask | None = None
-        self.root = None                                  # the running procedures (a generator)
+        self.asks: list = [None] * len(program.sites)    # the decision of each ask site, made when it first asks
+        self.root = None                                  # the running procedure (a generator)
+        self._queue: list[str] = []                       # the procedures to run after it
         self.strict = False                               # check every rule for conflicts, log what decided
         self.history: list[Move] = []
         self.in_action = 0                                # 1 while a move's action runs
@@ -77,65 +80,70 @@ class Round(State, Judge):
     def start(self, procedures: list[str]) -> None:
         """Run these procedures in order (e.g. setup then turns) up to the first decision."""
         self._procedures = list(procedures)
-        self.root = self._main(procedures)
+        self._queue = list(procedures)
+        self.root = None
         self._resume(None)
 
-    def _main(self, procedures: list[str]):
-        for name in procedures:
-            function, asks = self.program.procedures[name]
-            if asks:
-                yield from function(self, EMPTY_CTX)
-            else:
+    def _next_procedure(self):
+        """The next procedure started and run to its first decision (the Ask), or None when every
+        one has ended (the round is over)."""
+        queue = self._queue
+        while queue:
+            function, asks = self.program.procedures[queue.pop(0)]
+            if not asks:
                 function(self, EMPTY_CTX)
+                continue
+            self.root = function(self, EMPTY_CTX)
+            try:
+                return self.root.send(None)
+            except StopIteration:
+                pass
+        self.root = None
+        return None
 
     def _resume(self, move: Move | None) -> None:
-        """Hand the move to the waiting procedure and run to the next decision that has a legal
-        move (self.pending), or to the end of the round (pending None)."""
+        """Hand the move to the waiting procedure and run to the next decision (self.pending; the
+        generated code asks only where some move is legal), or to the end of the round (pending
+        None)."""
         self.pending = None
-        send = self.root.send
-        try:
-            ask = send(move)
-            while not ask.any_legal():
-                ask = send(None)   # nothing is possible: the rulebooks skip an impossible part of an action
-        except StopIteration:
-            self.root = None
-            return
+        if self.root is None:
+            ask = self._next_procedure()
+        else:
+            try:
+                ask = self.root.send(move)
+            except StopIteration:
+                ask = self._next_procedure()
         self.pending = ask
-        if self.trace is not None:
+        if ask is not None and self.trace is not None:
             self._waiting()
 
-    def play_trusted(self, next_move, on_move=None, limit: int = 0, watched=None) -> int:
-        """Play to the end of the round the moves `next_move(ask)` gives, each one of the pending
-        decision's legal moves (so none is judged again); `on_move(round, move)` after each (of the
-        kinds in `watched`, when given). The number of moves played; more than `limit` (if given)
-        is an error. This is apply's and
-        _resume's work, written out in one loop: random play spends its time here."""
+    def play_trusted(self, choose: dict, several, on_move=None, limit: int = 0, watched=None) -> int:
+        """Play to the end of the round the moves the agents give, each one of the pending
+        decision's legal moves (so none is judged again): `choose[player](round, player, False)`
+        where one player is asked, `several(ask)` where several are (a pluck window).
+        `on_move(round, move)` after each (of the kinds in `watched`, when given). The number of
+        moves played; more than `limit` (if given) is an error. This is apply's and _resume's work,
+        written out in one loop: random play spends its time here."""
         if self.trace is None and on_move is None:
-            return self._play_plainly(next_move, limit)
+            return self._play_plainly(choose, several, limit)
         moves = 0
         ask = self.pending
-        send = self.root.send if ask is not None else None
         trace, history = self.trace, self.history
         while ask is not None:
-            move = next_move(ask)
+            actor = ask.actor
+            move = choose[actor](self, actor, False) if actor is not None else several(ask)
+            if move is None:
+                raise RuleRuntimeError(f"no player can move at {ask.label}")
             if self.shown:
                 self.shown = []
             if trace is not None:   # a trace names the rule that allows every move, judged or not
                 rule = self.deciding_rule(move)
                 trace(events.Judged(format_move(move), True, rule.name if rule else None))
             history.append(move)
-            self.pending = None
             if trace is not None:
                 trace(events.Played(format_move(move)))
-            try:
-                ask = send(move)
-                while not ask.site.always and not ask.any_legal():
-                    ask = send(None)
-            except StopIteration:
-                self.root = ask = None
-            self.pending = ask
-            if ask is not None and trace is not None:
-                self._waiting()
+            self._resume(move)
+            ask = self.pending
             moves += 1
             if on_move is not None and (watched is None or move.kind in watched):
                 on_move(self, move)
@@ -143,7 +151,7 @@ class Round(State, Judge):
                 raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
         return moves
 
-    def _play_plainly(self, next_move, limit: int) -> int:
+    def _play_plainly(self, choose: dict, several, limit: int) -> int:
         """play_trusted with no trace and no on_move: the same loop with nothing else in it."""
         moves = 0
         ask = self.pending
@@ -152,7 +160,13 @@ class Round(State, Judge):
         send = self.root.send
         append = self.history.append
         while True:
-            move = next_move(ask)
+            actor = ask.actor
+            if actor is not None:
+                move = choose[actor](self, actor, False)
+                if move is None:
+                    raise RuleRuntimeError(f"no player can move at {ask.label}")
+            else:
+                move = several(ask)
             if self.shown:
                 self.shown = []
             append(move)
@@ -160,11 +174,11 @@ class Round(State, Judge):
             moves += 1
             try:
                 ask = send(move)
-                while not ask.site.always and not ask.any_legal():
-                    ask = send(None)
             except StopIteration:
-                self.root = None
-                return moves
+                ask = self._next_procedure()
+                if ask is None:
+                    return moves
+                send = self.root.send
             self.pending = ask
             if limit and moves > limit:
                 raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
@@ -179,15 +193,14 @@ class Round(State, Judge):
         return self.pending is None and self.root is None
 
     def position(self) -> tuple:
-        """Where the procedures wait: each running function and its place in it (the outermost
-        one, which only says which procedures the round started with, aside)."""
+        """Where the procedures wait: each running function and its place in it."""
         found = []
         running = self.root
         while running is not None:
             frame = running.gi_frame
             found.append((running.gi_code.co_name, frame.f_lasti if frame is not None else -1))
             running = running.gi_yieldfrom
-        return tuple(found[1:])
+        return tuple(found)
 
     # -- moves ---------------------------------------------------------------------------------------
     def apply(self, move: Move, trusted: bool = False) -> None:

@@ -135,22 +135,14 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     """Play a round to its end. Agents choose among generated legal moves, so by default a
     move is not judged a second time; `trusted=False` judges every move again. `on_move` is
     called after every move, or only after those of the kinds in `watched` when given."""
-    if trusted:
+    if trusted:     # one player asked: its agent decides; several: decide
         choosing = {player: agents[player.name].choose for player in rnd.players}
-
-        def next_move(ask):
-            clauses = ask.clauses
-            actor = clauses[0][0]
-            if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-                move = choosing[actor](rnd, actor, False)
-                return move if move is not None else _chosen(ask, move)
-            return decide(rnd, agents, rng)
-        return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND, watched)
+        return rnd.play_trusted(choosing, lambda ask: decide(rnd, agents, rng), on_move, MAX_MOVES_PER_ROUND,
+                                watched)
     moves = 0
     while rnd.pending is not None:
-        clauses = rnd.pending.clauses
-        actor = clauses[0][0]
-        if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
+        actor = rnd.pending.actor
+        if actor is not None:    # one player asked: its agent decides
             move = _chosen(rnd.pending, agents[actor.name].choose(rnd, actor, False))
         else:
             move = decide(rnd, agents, rng)

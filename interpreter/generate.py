@@ -112,9 +112,12 @@ class ModuleWriter:
                "(interpreter/engine.py), C the context of the move judged or of the action running.",
                '"""',
                "from baobei.dsl.errors import RuleRuntimeError",
-               "from baobei.interpreter.legality import SMALL, TRIES, Ask, Site, allows, fires",
+               "from baobei.interpreter.legality import SMALL, TRIES, Site, allows, fires, new_ask",
+               "from baobei.interpreter.moves import Move",
                "from baobei.interpreter.state import EMPTY_CTX, CardKind, new_of, own_and_new, slot_card, "
                "slot_empty, slot_new, with_placeholder",
+               "",
+               "new = object.__new__",
                "",
                f"KEY = {self.key!r}",
                ""]
@@ -340,49 +343,89 @@ class ModuleWriter:
         return lines + [f"S.{method}({', '.join(values)})"]
 
     def s_Ask(self, stmt: ast.Ask, env: Env, where: str, power):
+        """The round's reusable decision of this site, set for this decision (who is asked, the
+        context, an empty cache), and yielded only where some move is legal (else the ask is
+        skipped, as the rulebooks skip an impossible part of an action)."""
         lines: list[str] = []
         clauses = []
         kinds: list[str] = []
+        mode = "several" if len(stmt.asked) > 1 else "anyone" if stmt.asked[0].asker is None else "one"
+        asker, asker_none = "None", True
         for asked in stmt.asked:
-            asker = "None" if asked.asker is None else self.compiler.value(asked.asker, env, lines)
-            clauses.append(f"({asker}, {tuple(asked.kinds)!r})")
+            if asked.asker is None:
+                code = "None"
+            else:
+                view = self.compiler.view(asked.asker, env, lines)
+                code = view.code
+                if mode == "one":
+                    asker, asker_none = self.compiler.once(code, lines), view.none
+            clauses.append(f"({code}, {tuple(asked.kinds)!r})")
             kinds += [k for k in asked.kinds if k not in kinds]
-        site = f"SITE_{len(self.sites) + 1}"
+        number = len(self.sites) + 1
+        site = f"SITE_{number}"
         # the one player asked, when a global names it (`ask active: ...`): its rules know who acts
-        asker = stmt.asked[0].asker if len(stmt.asked) == 1 else None
-        named = asker if isinstance(asker, ast.Name) and asker.ref and asker.ref[0] == "global" else None
-        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power, named))
+        named = stmt.asked[0].asker if mode == "one" else None
+        named = named if isinstance(named, ast.Name) and named.ref and named.ref[0] == "global" else None
+        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power, named, mode))
         text = "; ".join(f"{'anyone' if a.asker is None else expr_text(a.asker)}: {', '.join(a.kinds)}"
                          for a in stmt.asked)
-        return lines + [f"# ask {text} ({stmt.loc})",
-                        f"move = yield Ask(S, {site}, ({''.join(c + ', ' for c in clauses)}), C)",
-                        "if move is not None:"] + indent(self._play(kinds, where))
+        ctx = env.ctx
+        lines += [f"# ask {text} ({stmt.loc})", f"ask = S.asks[{number - 1}] or new_ask(S, {site})"]
+        if mode == "one":
+            lines.append(f"ask.actor = {asker}")
+        elif mode == "several":
+            lines.append(f"ask.several = ({''.join(c + ', ' for c in clauses)})")
+        lines += [f"ask.C = {ctx}", "ask.known = None"]
+        move = self.compiler.fresh("move")
+        body = [f"{move} = yield ask"] + self._play(kinds, where, move, env)
+        check = self._legal_check(str(number), tuple(kinds), power, named, mode, asker, asker_none, ctx)
+        if check is None:
+            return lines + body
+        return lines + [f"if {check}:"] + indent(body)
 
-    def _play(self, kinds: list[str], where: str) -> list[str]:
-        """The move played where it was asked: its handler runs with the ask's user and power. In a
-        procedure, a move made outside any action and power begins a complete action, which ends
-        with its handler (inside a handler or a power the action is already running)."""
+    def _legal_check(self, number: str, kinds: tuple, power, named, mode: str, asker: str, asker_none: bool,
+                     ctx: str) -> str | None:
+        """Whether some move is legal at an ask site, as Ask.any_legal says (None: always), with the
+        site's functions when one player is asked (the cheapest forms first)."""
+        if any(self.staged.always_legal(kind, power, named) for kind in kinds):
+            return None
+        if mode != "one":
+            return "ask.any_legal()"
+        calls = [call for kind in kinds for call in self.staged.checks(number, kind, power, named, ctx, asker)]
+        calls.sort(key=lambda call: call[0])
+        found = " or ".join(code for _, code in calls) or "False"
+        if not asker_none:
+            return found
+        return f"({found}) if {asker} is not None else ask.any_legal()"
+
+    def _play(self, kinds: list[str], where: str, move: str, env: Env) -> list[str]:
+        """The move played where it was asked (in the local `move`): its handler runs with the
+        ask's user and power. In a procedure, a move made outside any action and power begins a
+        complete action, which ends with its handler (inside a handler or a power the action is
+        already running)."""
+        ctx = env.ctx
         handled = [k for k in kinds if k in self.spec.handlers]
-        lines = ["move.user, move.power = C.user, C.power"]
+        lines = [f"{move}.user, {move}.power = {ctx}.user, {ctx}.power"]
         if not handled:
             return lines
         actions = where.startswith("procedure ")
+        begins = self.compiler.fresh("begins")
         if actions:   # a complete action begins here; it ends as the engine's end_action ends one
             # (a move resumed here is of a kind asked here: where all have handlers, it has one)
-            which = f" and move.kind in {tuple(handled)!r}" if len(handled) < len(kinds) else ""
-            lines.append(f"begins = S.in_action == 0 and C.power is None{which}")
-            lines += ["if begins:", "    S.in_action = 1", "    S.changes = []"]
+            which = f" and {move}.kind in {tuple(handled)!r}" if len(handled) < len(kinds) else ""
+            lines.append(f"{begins} = S.in_action == 0 and {ctx}.power is None{which}")
+            lines += [f"if {begins}:", "    S.in_action = 1", "    S.changes = []"]
         for number, kind in enumerate(handled):
             test = "if" if number == 0 else "elif"
-            call = f"on_{kind}(S, move)"
-            lines += [f"{test} move.kind == {kind!r}:",
+            call = f"on_{kind}(S, {move})"
+            lines += [f"{test} {move}.kind == {kind!r}:",
                       f"    {'yield from ' if ('on', kind) in self.asking else ''}{call}"]
         if actions:
-            lines += ["if begins:", "    S.in_action = 0", "    proc_action_end(S, EMPTY_CTX)", "    S.changes = []"]
+            lines += [f"if {begins}:", "    S.in_action = 0", "    proc_action_end(S, EMPTY_CTX)", "    S.changes = []"]
         return lines
 
     def s_ResolvePowers(self, stmt, env, where, power):
-        return [f"fired = S.fired_powers(C)  # resolve powers ({stmt.loc})", "if fired:",
+        return [f"fired = S.fired_powers({env.ctx})  # resolve powers ({stmt.loc})", "if fired:",
                 "    yield from S.play_powers(fired)"]
 
     def s_If(self, stmt: ast.If, env: Env, where: str, power):
@@ -442,44 +485,44 @@ class ModuleWriter:
     def s_CallProc(self, stmt: ast.CallProc, env: Env, where, power):
         lines: list[str] = []
         args = "".join(", " + self.compiler.value(arg, env, lines) for arg in stmt.args)
-        call = f"proc_{stmt.name}(S, C{args})"
+        call = f"proc_{stmt.name}(S, {env.ctx}{args})"
         if ("procedure", stmt.name) in self.asking:
             return lines + [f"yield from {call}"]
         return lines + [call]
 
     def s_Draw(self, stmt: ast.Draw, env, where, power):
-        return self._call("draw", [stmt.count, stmt.player, repr(stmt.seen), repr(stmt.how), "C"], env)
+        return self._call("draw", [stmt.count, stmt.player, repr(stmt.seen), repr(stmt.how), env.ctx], env)
 
     def s_Flip(self, stmt: ast.Flip, env, where, power):
         return self._call("flip", [repr(stmt.how)], env)
 
     def s_Discard(self, stmt: ast.Discard, env, where, power):
         if stmt.source is None:
-            return self._call("discard_held", [repr(stmt.how), "C"], env)
-        return self._call("discard_slot", [stmt.source, repr(stmt.how), "C"], env)
+            return self._call("discard_held", [repr(stmt.how), env.ctx], env)
+        return self._call("discard_slot", [stmt.source, repr(stmt.how), env.ctx], env)
 
     def s_Bury(self, stmt: ast.Bury, env, where, power):
         if stmt.source is None:
             return self._call("bury_held", [], env)
-        return self._call("bury_slot", [stmt.source, "C"], env)
+        return self._call("bury_slot", [stmt.source, env.ctx], env)
 
     def _viewer(self, viewer):
         return repr(viewer) if isinstance(viewer, str) else viewer
 
     def s_Place(self, stmt: ast.Place, env, where, power):
-        return self._call("place", [stmt.slot, self._viewer(stmt.viewer), "C"], env)
+        return self._call("place", [stmt.slot, self._viewer(stmt.viewer), env.ctx], env)
 
     def s_TakeTop(self, stmt, env, where, power):
         return self._call("take_top", [], env)
 
     def s_Swap(self, stmt: ast.Swap, env, where, power):
-        return self._call("swap", [stmt.first, stmt.second, "C"], env)
+        return self._call("swap", [stmt.first, stmt.second, env.ctx], env)
 
     def s_Move(self, stmt: ast.Move, env, where, power):
-        return self._call("move", [stmt.source, stmt.dest, "C"], env)
+        return self._call("move", [stmt.source, stmt.dest, env.ctx], env)
 
     def s_Reveal(self, stmt: ast.Reveal, env, where, power):
-        return self._call("reveal", [stmt.slot, self._viewer(stmt.viewer), repr(stmt.how), "C"], env)
+        return self._call("reveal", [stmt.slot, self._viewer(stmt.viewer), repr(stmt.how), env.ctx], env)
 
     def s_CloseReference(self, stmt, env, where, power):
         return self._call("close_reference", [], env)
@@ -493,16 +536,21 @@ class ModuleWriter:
     # ---- ask sites ---------------------------------------------------------------------------------------
     def site_functions(self) -> list[str]:
         out = ["# ---- ask sites: the legal moves of each kind asked there", ""]
-        for number, (site, label, kinds, power, asker) in enumerate(self.sites, start=1):
+        for number, (site, label, kinds, power, asker, mode) in enumerate(self.sites, start=1):
             forms = []
+            pickers = []
             for kind in kinds:
-                lines, table = self.staged.site_forms(str(number), kind, power, label, asker)
+                lines, table, picker = self.staged.site_forms(str(number), kind, power, label, asker)
                 out += lines
                 forms.append(f"    {kind!r}: {table},")
-            # a kind always legal here: the engine need not look whether anything is (a pluck window's pass)
+                pickers.append(f"{kind!r}: {picker}")
+            # a kind always legal here: nobody need look whether anything is (a pluck window's pass)
             always = any(self.staged.always_legal(kind, power, asker) for kind in kinds)
-            out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + [f"}}, always={always})", "", ""]
-        return out
+            out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + \
+                [f"}}, always={always}, index={number - 1}, asker={mode!r}, pickers={{{', '.join(pickers)}}})", "",
+                 ""]
+        out.append("SITES = (" + "".join(f"{site}, " for site, *_ in self.sites) + ")")
+        return out + ["", ""]
 
     def priority_order(self) -> list[str]:
         """The players asked at once (a pluck window) in the order the spec's `priority` gives,
