@@ -14,16 +14,21 @@ enumeration (legality.py), the decision loop (engine.py).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 from baobei.dsl import ast
 from baobei.dsl.errors import SpecTypeError
 from baobei.dsl.model import Spec, expr_text
-from baobei.dsl.schema import MOVE_KINDS
+from baobei.dsl.schema import MOVE_KINDS, REQUIRED_PROCEDURES
 
 from .enumerate import Staged
 from .expressions import Compiler, Env, View, context_of, indent
 from .moves import SHAPES
 
 HOOKS = ("recycle", "action_end")   # procedures the machinery runs in the middle of an action
+INLINE_SIZE = 40    # a procedure or handler of at most this many statements (with what it writes in) is
+                    # written in where it is called, whatever the number of places; one called at one
+                    # place always is
 
 
 def generate(spec: Spec, key: str) -> str:
@@ -62,6 +67,12 @@ class ModuleWriter:
         self.sites: list[tuple] = []      # name, label, kinds, power, the global naming the one asker (or None)
         self.asking = self._asking()
         self.tables: dict[str, list[str]] = {}        # rule table -> rule names, in order
+        self.calls = self._call_sites()               # body -> the places that call it (dispatch, for handlers)
+        self.sizes: dict[tuple, int] = {}
+        self.writing: list[tuple] = []                # the bodies being written (outermost first)
+        self.called: list[tuple] = []                 # bodies called as functions, to write
+        self.written: list[tuple] = []                # bodies written as functions
+        self.prefix = "l_"                            # of the spec's locals in the code being written
 
     # ---- which bodies ask --------------------------------------------------------------------
     def _bodies(self) -> dict[tuple[str, str], ast.Decl]:
@@ -97,6 +108,45 @@ class ModuleWriter:
                     (isinstance(stmt, ast.CallProc) and ("procedure", stmt.name) in asking):
                 return stmt
         return None
+
+    def _call_sites(self) -> dict[tuple, int]:
+        """How many places call each procedure (a call statement) and each handler (an ask of its
+        kind: the move made there runs it)."""
+        found: dict[tuple, int] = {}
+        for decl in self._bodies().values():
+            for stmt in ast.walk_statements(decl.body):
+                if isinstance(stmt, ast.CallProc):
+                    found[("procedure", stmt.name)] = found.get(("procedure", stmt.name), 0) + 1
+                elif isinstance(stmt, ast.Ask):
+                    for kind in dict.fromkeys(k for asked in stmt.asked for k in asked.kinds):
+                        if kind in self.spec.handlers:
+                            found[("on", kind)] = found.get(("on", kind), 0) + 1
+        return found
+
+    def _size(self, key: tuple, seen: tuple = ()) -> int:
+        """The statements of a body with those of the bodies it calls (as they would be written in)."""
+        if key in seen:
+            return 10 ** 6       # recursive: never written in
+        if key not in self.sizes:
+            decl = self._bodies()[key]
+            size = 0
+            for stmt in ast.walk_statements(decl.body):
+                size += 1
+                if isinstance(stmt, ast.CallProc):
+                    size += self._size(("procedure", stmt.name), seen + (key,))
+                elif isinstance(stmt, ast.Ask):
+                    size += sum(self._size(("on", kind), seen + (key,))
+                                for kind in dict.fromkeys(k for asked in stmt.asked for k in asked.kinds)
+                                if kind in self.spec.handlers)
+            self.sizes[key] = size
+        return self.sizes[key]
+
+    def _written_in(self, key: tuple) -> bool:
+        """Whether a call of this body is written in where it is made (never while it is being
+        written: a recursive call stays a call)."""
+        if key in self.writing:
+            return False
+        return self.calls.get(key, 0) <= 1 or self._size(key) <= INLINE_SIZE
 
     def _refuse_asks(self, key, asking, message: str) -> None:
         decl = self._bodies().get(key)
@@ -293,22 +343,62 @@ class ModuleWriter:
 
     # ---- procedures, handlers, powers -----------------------------------------------------------------
     def procedures(self) -> list[str]:
+        """A function for each body the machinery runs (the required procedures, `anytime`
+        handlers, powers) and for each one called somewhere rather than written in; the other
+        procedures and handlers are written in where they are called (a move's handler at the ask
+        that waits for it), so that a turn runs in one generator frame with no call per part."""
         out = ["# ---- procedures, move handlers and powers", ""]
-        for name, decl in self.spec.procedures.items():
-            params = "".join(f", l_{p.name}" for p in decl.params)
-            out += self._body(f"proc_{name}(S, C{params})", decl, ("procedure", name), f"procedure {name}",
-                              self._params(decl.params, "l_"), None)
-        for kind, decl in self.spec.handlers.items():
-            out += self._body(f"on_{kind}(S, C)", decl, ("on", kind), f"on {kind}", {}, None, SHAPES[kind])
-        for name, decl in self.spec.powers.items():
-            out += self._body(f"power_{name}(S, C)", decl, ("power", name), f"power {name}", {}, name)
+        spec = self.spec
+        self.called = [("procedure", name) for name in REQUIRED_PROCEDURES if name in spec.procedures]
+        self.called += [("on", kind) for kind, decl in spec.handlers.items() if decl.anytime]
+        self.called += [("power", name) for name in spec.powers]
+        while self.called:
+            key = self.called.pop(0)
+            if key not in self.written:
+                self.written.append(key)
+                out += self._function_of(key)
         return out
+
+    def _function_of(self, key: tuple) -> list[str]:
+        kind, name = key
+        self.writing = [key]
+        if kind == "procedure":
+            decl = self.spec.procedures[name]
+            params = "".join(f", l_{p.name}" for p in decl.params)
+            return self._body(f"proc_{name}(S, C{params})", decl, key, f"procedure {name}",
+                              self._params(decl.params, "l_"), None)
+        if kind == "on":
+            return self._body(f"on_{name}(S, C)", self.spec.handlers[name], key, f"on {name}", {}, None, SHAPES[name])
+        return self._body(f"power_{name}(S, C)", self.spec.powers[name], key, f"power {name}", {}, name)
+
+    def _call_of(self, key: tuple, call: str) -> list[str]:
+        """A call of a body written as a function (`yield from` when it can ask)."""
+        if key not in self.written and key not in self.called:
+            self.called.append(key)
+        return [f"yield from {call}" if key in self.asking else call]
+
+    def _written(self, key: tuple, env: Env, names: dict, power: str | None) -> list[str]:
+        """A procedure's or handler's body written in where it is called: in the context `env.ctx`
+        (the caller's, or the move played), its locals named apart from the caller's."""
+        kind, name = key
+        decl = self.spec.procedures[name] if kind == "procedure" else self.spec.handlers[name]
+        where = f"procedure {name}" if kind == "procedure" else f"on {name}"
+        saved = self.prefix
+        self.prefix = f"l{self.compiler.fresh('')}_"
+        self.writing.append(key)
+        try:
+            lines = self.block(decl.body, replace(env, names=names), where, power)
+        finally:
+            self.writing.pop()
+            self.prefix = saved
+        return [f"# {where} ({decl.loc})"] + (lines or ["pass"])
 
     def _body(self, signature: str, decl, key, where: str, names: dict, power: str | None,
               shape=None) -> list[str]:
         """A function for a body of statements; a handler's knows its move's shape (whether its
         targets may be a new slot or the placeholder)."""
         self.compiler.reset()
+        self.prefix = "l_"
         if shape is None:
             env = Env(names=names, context=context_of("C"))
         else:
@@ -377,7 +467,7 @@ class ModuleWriter:
             lines.append(f"ask.several = ({''.join(c + ', ' for c in clauses)})")
         lines += [f"ask.C = {ctx}", "ask.known = None"]
         move = self.compiler.fresh("move")
-        body = [f"{move} = yield ask"] + self._play(kinds, where, move, env)
+        body = [f"{move} = yield ask"] + self._play(kinds, where, move, env, power)
         check = self._legal_check(str(number), tuple(kinds), power, named, mode, asker, asker_none, ctx)
         if check is None:
             return lines + body
@@ -398,7 +488,7 @@ class ModuleWriter:
             return found
         return f"({found}) if {asker} is not None else ask.any_legal()"
 
-    def _play(self, kinds: list[str], where: str, move: str, env: Env) -> list[str]:
+    def _play(self, kinds: list[str], where: str, move: str, env: Env, power: str | None) -> list[str]:
         """The move played where it was asked (in the local `move`): its handler runs with the
         ask's user and power. In a procedure, a move made outside any action and power begins a
         complete action, which ends with its handler (inside a handler or a power the action is
@@ -417,11 +507,19 @@ class ModuleWriter:
             lines += [f"if {begins}:", "    S.in_action = 1", "    S.changes = []"]
         for number, kind in enumerate(handled):
             test = "if" if number == 0 else "elif"
-            call = f"on_{kind}(S, {move})"
-            lines += [f"{test} {move}.kind == {kind!r}:",
-                      f"    {'yield from ' if ('on', kind) in self.asking else ''}{call}"]
+            key = ("on", kind)
+            if self._written_in(key):
+                shape = SHAPES[kind]
+                inner = Env(context=context_of(move, shape.new_slot), placeholders=bool(shape.placeholders), ctx=move)
+                body = self._written(key, inner, {}, power)
+            else:
+                body = self._call_of(key, f"on_{kind}(S, {move})")
+            lines += [f"{test} {move}.kind == {kind!r}:"] + indent(body)
         if actions:
-            lines += [f"if {begins}:", "    S.in_action = 0", "    proc_action_end(S, EMPTY_CTX)", "    S.changes = []"]
+            end = ("procedure", "action_end")
+            ended = self._written(end, Env(context=context_of("EMPTY_CTX"), ctx="EMPTY_CTX"), {}, None) \
+                if self._written_in(end) else self._call_of(end, "proc_action_end(S, EMPTY_CTX)")
+            lines += [f"if {begins}:", "    S.in_action = 0"] + indent(ended) + ["    S.changes = []"]
         return lines
 
     def s_ResolvePowers(self, stmt, env, where, power):
@@ -448,7 +546,7 @@ class ModuleWriter:
         lines: list[str] = []
         domain = self.compiler.value(stmt.domain, env, lines)
         elem = stmt.domain.type.elem.name
-        name = f"l_{stmt.var}"
+        name = f"{self.prefix}{stmt.var}"
         if elem == "slot":   # the move's targets (a placeholder is none) or some other list of slots
             targets = isinstance(stmt.domain, ast.Name) and stmt.domain.ref == ("global", "targets")
             view = View(name, none=env.placeholders or not targets, new=env.context["target"].new or not targets)
@@ -478,17 +576,23 @@ class ModuleWriter:
     def s_Let(self, stmt: ast.Let, env: Env, where, power):
         lines: list[str] = []
         view = self.compiler.view(stmt.value, env, lines)
-        name = f"l_{stmt.name}"
+        name = f"{self.prefix}{stmt.name}"
         lines.append(f"{name} = {view.code}")
         return lines, env.bind(stmt.name, View(name, none=view.none, new=view.new))
 
     def s_CallProc(self, stmt: ast.CallProc, env: Env, where, power):
         lines: list[str] = []
-        args = "".join(", " + self.compiler.value(arg, env, lines) for arg in stmt.args)
-        call = f"proc_{stmt.name}(S, {env.ctx}{args})"
-        if ("procedure", stmt.name) in self.asking:
-            return lines + [f"yield from {call}"]
-        return lines + [call]
+        key = ("procedure", stmt.name)
+        if not self._written_in(key):
+            args = "".join(", " + self.compiler.value(arg, env, lines) for arg in stmt.args)
+            return lines + self._call_of(key, f"proc_{stmt.name}(S, {env.ctx}{args})")
+        names = {}
+        for param, arg in zip(self.spec.procedures[stmt.name].params, stmt.args):
+            local = self.compiler.fresh(f"l_{param.name}_")
+            lines.append(f"{local} = {self.compiler.value(arg, env, lines)}")
+            names[param.name] = View(local, none=param.type.nullable, new=param.type.name == "slot")
+        inner = Env(context=context_of(env.ctx), ctx=env.ctx)
+        return lines + self._written(key, inner, names, power)
 
     def s_Draw(self, stmt: ast.Draw, env, where, power):
         return self._call("draw", [stmt.count, stmt.player, repr(stmt.seen), repr(stmt.how), env.ctx], env)
@@ -582,8 +686,11 @@ class ModuleWriter:
         out = ["# ---- what the engine looks up", ""]
         out += ["# rule names, in the order the functions above try them; the engine binds each table to the rules",
                 "RULE_TABLES = {"] + [f"    {table!r}: {tuple(names)!r}," for table, names in self.tables.items()] + ["}"]
-        out += ["PROCEDURES = {"] + [entry(n, f"proc_{n}", ("procedure", n)) for n in spec.procedures] + ["}"]
-        out += ["HANDLERS = {"] + [entry(k, f"on_{k}", ("on", k)) for k in spec.handlers] + ["}"]
+        # (the bodies written in where they are called have no function of their own)
+        out += ["PROCEDURES = {"] + [entry(n, f"proc_{n}", ("procedure", n)) for n in spec.procedures
+                                     if ("procedure", n) in self.written] + ["}"]
+        out += ["HANDLERS = {"] + [entry(k, f"on_{k}", ("on", k)) for k in spec.handlers
+                                   if ("on", k) in self.written] + ["}"]
         out += ["POWERS = {"] + [entry(n, f"power_{n}", ("power", n)) for n in spec.powers] + ["}"]
         anytime = [k for k, d in spec.handlers.items() if d.anytime]
         out.append(f"ANYTIME = frozenset({anytime!r})")
