@@ -44,34 +44,47 @@ class RandomAgent(Agent):
         if may_decline and uniform() < 0.5:
             return None  # in a window, half the time it lets the card go
         ask = rnd.pending
+        site = ask.site
         asker = ask.actor
-        if asker is not None:       # (kinds_of, written out for the usual ask of one player)
-            kinds = ask.site.kinds if asker is player else ()
-        else:
+        if asker is None:
             kinds = ask.kinds_of(player)
-        plans = _PLANS[may_decline]
-        plan = plans.get(kinds)
-        if plan is None:
-            plan = plans[kinds] = _plan(kinds, may_decline)
-        kinds, bao_first = plan
+        else:                       # (kinds_of, written out for the usual ask of one player)
+            kinds = site.kinds if asker is player else ()
+        if kinds is site.kinds:     # the site's plan, kept with it
+            name = _PLAN_NAMES[may_decline]
+            plan = site.kept.get(name)
+            if plan is None:
+                plan = site.kept[name] = _plan(site, kinds, may_decline)
+        else:
+            plan = _plan(site, kinds, may_decline)
+        picks, bao_first = plan
         if bao_first and uniform() < self.bao_rate and ask.legal(player, "bao", 0):
             return Move(player, "bao")
-        # uniform over the kinds that have a legal move, then over their forms, then over the moves
-        return ask.random_move(player, kinds, uniform)
+        # uniform over the kinds that have a legal move, then (the site's pickers) over their
+        # forms that have one, then over its moves (as Ask.random_move)
+        C = ask.C
+        while picks:
+            pick = picks[0] if len(picks) == 1 else picks[int(uniform() * len(picks))]
+            move = pick[1](rnd, C, player, ask, uniform)
+            if move is not None:
+                return move
+            picks = tuple(other for other in picks if other is not pick)
+        return None
 
 
-# For the kinds asked of a player: the kinds the random agent chooses among (without the declines
-# where it may decline; without bao where there is something else) and whether it first tries a
-# BAO. Kept per tuple of kinds (an ask site's are always the same), one table per may_decline.
-_PLANS: tuple[dict, dict] = ({}, {})
+_PLAN_NAMES = ("random", "random, may decline")     # its plans' names in Site.kept
 
 
-def _plan(kinds: tuple, may_decline: bool) -> tuple[tuple, bool]:
+def _plan(site, kinds: tuple, may_decline: bool) -> tuple[tuple, bool]:
+    """For the kinds asked of a player at a site: the kinds the random agent chooses among, each
+    with the site's picker (without the declines where it may decline; without bao where there is
+    something else), and whether it first tries a BAO."""
     if may_decline:
         kinds = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
-    if "bao" in kinds and len(kinds) > 1:
-        return tuple(kind for kind in kinds if kind != "bao"), True
-    return kinds, False
+    bao_first = "bao" in kinds and len(kinds) > 1
+    if bao_first:
+        kinds = tuple(kind for kind in kinds if kind != "bao")
+    return tuple((kind, site.pickers[kind]) for kind in kinds), bao_first
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:

@@ -11,6 +11,8 @@ the spec's (program.py); here are only the order of things and the bookkeeping.
 """
 from __future__ import annotations
 
+import sys
+
 from baobei.dsl.errors import RuleRuntimeError
 
 from . import trace as events
@@ -50,7 +52,7 @@ class Round(State, Judge):
             if totals and player.name in totals:
                 player.v_total = totals[player.name]
         self.pending: Ask | None = None
-        self.asks: list = [None] * len(program.sites)    # the decision of each ask site, made when it first asks
+        self.asks: list = []                              # the decision of each ask site, made when it first asks
         self.root = None                                  # the running procedure (a generator)
         self._queue: list[str] = []                       # the procedures to run after it
         self.strict = False                               # check every rule for conflicts, log what decided
@@ -82,6 +84,7 @@ class Round(State, Judge):
         self._procedures = list(procedures)
         self._queue = list(procedures)
         self.root = None
+        self.asks = [None] * len(self.program.sites)
         self._resume(None)
 
     def _next_procedure(self):
@@ -99,7 +102,8 @@ class Round(State, Judge):
             except StopIteration:
                 pass
         self.root = None
-        return None
+        self.asks = []      # (each refers to the round: without them, the round ends with no reference cycle
+        return None         # and is freed at once when dropped, not by the cyclic garbage collector)
 
     def _resume(self, move: Move | None) -> None:
         """Hand the move to the waiting procedure and run to the next decision (self.pending; the
@@ -153,20 +157,18 @@ class Round(State, Judge):
 
     def _play_plainly(self, choose: dict, several, limit: int) -> int:
         """play_trusted with no trace and no on_move: the same loop with nothing else in it."""
-        moves = 0
         ask = self.pending
         if ask is None:
             return 0
+        most = limit or sys.maxsize
         send = self.root.send
         append = self.history.append
+        moves = 0
         while True:
             actor = ask.actor
-            if actor is not None:
-                move = choose[actor](self, actor, False)
-                if move is None:
-                    raise RuleRuntimeError(f"no player can move at {ask.label}")
-            else:
-                move = several(ask)
+            move = choose[actor](self, actor, False) if actor is not None else several(ask)
+            if move is None:
+                raise RuleRuntimeError(f"no player can move at {ask.label}")
             if self.shown:
                 self.shown = []
             append(move)
@@ -180,7 +182,7 @@ class Round(State, Judge):
                     return moves
                 send = self.root.send
             self.pending = ask
-            if limit and moves > limit:
+            if moves > most:
                 raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
 
     def _waiting(self) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 
 from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
@@ -92,24 +93,31 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
     """The next move: the asked player's agent decides; when several players are asked (a
     pluck window), they may act in the order of priority the spec gives; the first who does
     gets it."""
-    ask = rnd.pending
-    clauses = ask.clauses
-    actor = clauses[0][0]
-    if actor is not None and len(clauses) == 1:
-        return _chosen(ask, agents[actor.name].choose(rnd, actor, False))
+    return _decided({player: agents[player.name].choose for player in rnd.players}, rnd.pending)
+
+
+def _decided(choosing: dict, ask) -> Move:
+    """decide, with each player's agent's choose (player -> function)."""
+    rnd = ask.round
+    actor = ask.actor
+    if actor is not None:
+        return _chosen(ask, choosing[actor](rnd, actor, False))
     actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]
-        return _chosen(ask, agents[actor.name].choose(rnd, actor, may_decline=False))
+        return _chosen(ask, choosing[actor](rnd, actor, False))
     for actor in actors:
-        move = agents[actor.name].choose(rnd, actor, may_decline=True)
+        move = choosing[actor](rnd, actor, True)
         if move is not None:
             return move
-    forms_of = ask.site.forms
+    site = ask.site
+    anyone = ask.several is site.clauses
     for actor in actors:  # nobody acts: the window is declined, by the first who may decline
-        for kind in ask.kinds_of(actor):
-            if kind in DECLINE_KINDS and any(ask.legal_form(actor, form) for form in forms_of[kind]):
-                return Move(actor, kind)
+        for kind in site.kinds if anyone else ask.kinds_of(actor):
+            if kind in DECLINE_KINDS:
+                for form in site.forms[kind]:
+                    if ask.legal_form(actor, form):
+                        return Move(actor, kind)
     raise RuleRuntimeError(f"no player can move at {ask.label}")
 
 
@@ -123,7 +131,7 @@ def _chosen(ask, move: Move | None) -> Move:
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
     clauses = ask.clauses
-    if len(clauses) == 1 and clauses[0][0] is None:     # anyone (a pluck window)
+    if ask.several is ask.site.clauses:     # anyone (a pluck window)
         asked = rnd.players
     else:
         askers = [asker for asker, _ in clauses]
@@ -135,17 +143,12 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     """Play a round to its end. Agents choose among generated legal moves, so by default a
     move is not judged a second time; `trusted=False` judges every move again. `on_move` is
     called after every move, or only after those of the kinds in `watched` when given."""
-    if trusted:     # one player asked: its agent decides; several: decide
-        choosing = {player: agents[player.name].choose for player in rnd.players}
-        return rnd.play_trusted(choosing, lambda ask: decide(rnd, agents, rng), on_move, MAX_MOVES_PER_ROUND,
-                                watched)
+    choosing = {player: agents[player.name].choose for player in rnd.players}
+    if trusted:     # one player asked: its agent decides; several: _decided
+        return rnd.play_trusted(choosing, partial(_decided, choosing), on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
-        actor = rnd.pending.actor
-        if actor is not None:    # one player asked: its agent decides
-            move = _chosen(rnd.pending, agents[actor.name].choose(rnd, actor, False))
-        else:
-            move = decide(rnd, agents, rng)
+        move = _decided(choosing, rnd.pending)
         rnd.apply(move)
         moves += 1
         if on_move is not None and (watched is None or move.kind in watched):

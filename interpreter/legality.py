@@ -72,7 +72,7 @@ class Site:
     (over its forms that have one, then over their moves), or gives None when it has none."""
 
     __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always", "index", "asker", "clauses",
-                 "pickers")
+                 "pickers", "kept")
 
     def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False, index: int = 0,
                  asker: str = "one", pickers: dict | None = None):
@@ -87,6 +87,7 @@ class Site:
         self.asker = asker
         self.clauses = ((None, kinds),) if asker == "anyone" else None
         self.pickers = pickers or {}
+        self.kept: dict = {}        # what an agent derives from the site once (its plan), under a name of its own
 
 
 def _declines_first(kinds: tuple[str, ...]) -> tuple[str, ...]:
