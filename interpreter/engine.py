@@ -28,7 +28,7 @@ class Round(State, Judge):
     the program's own subclass, whose slots are the spec's variables (Program.round_class)."""
 
     __slots__ = ("program", "anytime", "threshold", "edition_deal", "tiebreak", "lot", "pending", "root", "strict",
-                 "history", "in_action", "last_fired", "fired_cards", "decided", "decided_log", "initial_deck",
+                 "history", "in_action", "last_fired", "fired_cards", "decided", "decided_log", "dealt", "_initial_deck",
                  "rebuild", "_procedures", "_queue", "asks", "first", "active", "order")
 
     def __new__(cls, program, *args, **kwargs):
@@ -62,11 +62,24 @@ class Round(State, Judge):
         self.fired_cards: list = []                       # every card whose power fired this round, in order
         self.decided: set[str] = set()                    # rules that decided a judged move or (strict) a trigger
         self.decided_log: list[str] = []                  # the same, in the order they decided
-        self.initial_deck: list[str] = []                 # the draw pile before the deal (top first)
+        self.dealt: list = []                             # the draw pile's cards before the deal (top last)
+        self._initial_deck: list[str] | None = None
         self.rebuild = None                               # makes this round again, not started (for clone)
         self._procedures: list[str] = []
         if first is None:  # the rules decide who opens the round, once they can see all of it
             self._open(self.players.index(self._opening_player()))
+
+    @property
+    def initial_deck(self) -> list[str]:
+        """The draw pile before the deal, card ids top first (read from `dealt` when first asked:
+        most rounds are never asked)."""
+        if self._initial_deck is None:
+            self._initial_deck = [card.kind.name for card in reversed(self.dealt)]
+        return self._initial_deck
+
+    @initial_deck.setter
+    def initial_deck(self, names: list[str]) -> None:
+        self._initial_deck = names
 
     def _open(self, first: int) -> None:
         self.first = self.active = self.players[first]

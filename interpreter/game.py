@@ -51,27 +51,36 @@ class GameRecord:
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
               tiebreak: bool = False, deck: list[str] | None = None, lot: int | None = None,
-              reshuffles: list[list[str]] | None = None, copyable: bool = True) -> Round:
+              reshuffles: list[list[str]] | None = None, copyable: bool = True, cards: list | None = None) -> Round:
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
     `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
     `reshuffles`: a recorded deal and the draw piles its recycles made (top first). `copyable`
     False: the round cannot be cloned or rebuilt (keeping the randomness's state for that costs
-    every round: a balance study does without)."""
+    every round: a balance study does without). `cards`: the game's cards (a shuffled full deck
+    only), made into the list by its first round and reset by each later one: the cards of a
+    finished round change when the next one is dealt."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
                 tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     if deck is None:
-        rnd.deck = rnd.new_cards(rules.deck())
+        if cards:
+            rnd.reset_cards(cards)
+            rnd.deck = list(cards)
+        else:
+            rnd.deck = rnd.new_cards(rules.deck())
+            if cards is not None:
+                cards += rnd.deck
         rng.shuffle(rnd.deck)
     else:
         rnd.deck = rnd.new_cards(reversed(deck))
-    rnd.initial_deck = [card.kind.name for card in reversed(rnd.deck)]
+    rnd.dealt = list(rnd.deck)
     if reshuffles is not None:
         rnd.reshuffles = [list(order) for order in reshuffles]
     if copyable:    # a copy is the same deal played again, with the randomness as it is now
-        seed, state, dealt = rng.seed, rng.random.getstate(), rnd.initial_deck
-        rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak, dealt, lot, reshuffles)
+        seed, state, dealt = rng.seed, rng.random.getstate(), rnd.dealt
+        rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak,
+                                         [card.kind.name for card in reversed(dealt)], lot, reshuffles)
     rnd.start(["setup", "turns"])
     return rnd
 
@@ -83,6 +92,7 @@ def _unstarted(rules, names, seed, state, first, totals, tiebreak, deck, lot, re
     rnd = Round(rules.program, names, copy, threshold=edition.threshold[len(names)],
                 edition_deal=edition.deal[len(names)], tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     rnd.deck = rnd.new_cards(reversed(deck))
+    rnd.dealt = list(rnd.deck)
     rnd.initial_deck = list(deck)
     if reshuffles is not None:
         rnd.reshuffles = [list(order) for order in reshuffles]
@@ -173,10 +183,11 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     first = None            # the first round and every tie-break round: the spec's opening_player
     lot = rng.randrange(len(playing))
     tiebreak = False
+    cards: list = []        # the game's cards, dealt again each round
     for _ in range(MAX_ROUNDS):
         started = time.perf_counter()
         rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak,
-                        copyable=copyable)
+                        copyable=copyable, cards=cards)
         record.deal_seconds += time.perf_counter() - started
         for agent in agents.values():
             agent.new_round(rnd)

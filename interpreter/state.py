@@ -325,6 +325,14 @@ class State:
             cards.append(card)
         return cards
 
+    def reset_cards(self, cards: list[Card]) -> None:
+        """Cards of an earlier round of the game made as new_cards made them (their kinds stay): a
+        game deals each round from its own cards, reset, rather than from new ones."""
+        for card in cards:
+            card.moved_turn = card.moved_sequence = -1
+            card.moved_by = None
+            card.seen = 0
+
     # -- what the generated code reads -----------------------------------------------------
     def all_slots(self) -> list:
         return [slot for p in self.players for slot in p.places]
