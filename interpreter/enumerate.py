@@ -649,6 +649,10 @@ class Staged:
                         body.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
                         body.append(f"    {skip}")
             out += indent(body, prefix)
+            if stage == 0 and depth == 1:
+                chain = self._chain(pseudo, alive, flags, env)
+                if chain is not None:    # one test per candidate, in a comprehension (E) or one loop (X)
+                    return out + indent(self._one_test(sources, chain, find_all, tail)) + [""]
             if stage < depth:
                 loops = self._loops(stage, sources)
                 out += indent(loops, prefix)
@@ -660,6 +664,40 @@ class Staged:
             return out + indent(tail) + [""]
         out.append("    return legal" if find_all else "    return False")
         return out + [""]
+
+    def _chain(self, pseudo: list[Pseudo], alive: list[int], flags: list[str], env: Env) -> str | None:
+        """The first-match verdict of the rules still alive on one candidate (the last stage of
+        one argument) as one expression, their flags of the stage before read as they are; None
+        when a condition needs statements first."""
+        terms = []
+        for i in alive:
+            code = self._conjunction(flags[i], pseudo[i].stages[1], env)
+            if code.lines:
+                return None
+            terms.append((code.value, pseudo[i].allow))
+        verdict = "False"
+        for value, allow in reversed(terms):
+            if value == "True":
+                verdict = str(allow)
+            elif allow:
+                verdict = value if verdict == "False" else f"({value}) or ({verdict})"
+            else:
+                verdict = f"not ({value})" if verdict == "True" else \
+                    "False" if verdict == "False" else f"not ({value}) and ({verdict})"
+        return verdict
+
+    def _one_test(self, sources: tuple[str, ...], chain: str, find_all: bool, tail: list[str] | None) -> list[str]:
+        """The candidates for one argument, each judged by one expression: listed for E and a
+        picker, looked through for X. (A plain loop: for the few candidates of one layout, a
+        comprehension's function costs more than it saves.)"""
+        loops = self._loops(0, sources)
+        inner = "    " * len(loops)
+        found = ["legal.append((a,))"] if find_all or tail is not None else ["return True"]
+        body = found if chain == "True" else [f"if {chain}:"] + indent(found)
+        out = loops + indent(body, inner)
+        if find_all or tail is not None:
+            return out + (tail if tail is not None else ["return legal"])
+        return out + ["return False"]
 
     def _flag(self, index: int, stage: int, flag: str, rule: Pseudo, env: Env, body: list[str]) -> str:
         """The pseudo-rule's flag after this stage's conjuncts (a new local when it has some)."""
