@@ -45,21 +45,15 @@ class RandomAgent(Agent):
             return None  # in a window, half the time it lets the card go
         ask = rnd.pending
         site = ask.site
-        asker = ask.actor
-        if asker is None:
-            kinds = ask.kinds_of(player)
-        else:                       # (kinds_of, written out for the usual ask of one player)
-            kinds = site.kinds if asker is player else ()
-        if kinds is site.kinds:     # the site's plan, kept with it
-            name = _PLAN_NAMES[may_decline]
-            plan = site.kept.get(name)
-            if plan is None:
-                plan = site.kept[name] = _plan(site, kinds, may_decline)
+        if ask.actor is player or ask.several is site.clauses:    # asked every kind of the site: its plan,
+            plan = site.kept.get(_PLANS[may_decline]) or _kept(site, may_decline)    # kept with it
         else:
-            plan = _plan(site, kinds, may_decline)
-        picks, bao_first = plan
+            plan = _plan(site, ask.kinds_of(player), may_decline)
+        only, picks, bao_first = plan
         if bao_first and uniform() < self.bao_rate and ask.legal(player, "bao", 0):
             return Move(player, "bao")
+        if only is not None:        # one kind to choose among: its picker
+            return only(rnd, ask.C, player, ask, uniform)
         # uniform over the kinds that have a legal move, then (the site's pickers) over their
         # forms that have one, then over its moves (as Ask.random_move)
         C = ask.C
@@ -72,19 +66,25 @@ class RandomAgent(Agent):
         return None
 
 
-_PLAN_NAMES = ("random", "random, may decline")     # its plans' names in Site.kept
+_PLANS = ("random", "random, may decline")     # the names of the random agent's plans in Site.kept
 
 
-def _plan(site, kinds: tuple, may_decline: bool) -> tuple[tuple, bool]:
-    """For the kinds asked of a player at a site: the kinds the random agent chooses among, each
-    with the site's picker (without the declines where it may decline; without bao where there is
-    something else), and whether it first tries a BAO."""
+def _kept(site, may_decline: bool) -> tuple:
+    plan = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline)
+    return plan
+
+
+def _plan(site, kinds: tuple, may_decline: bool) -> tuple:
+    """For the kinds asked of a player at a site, what the random agent chooses among: the picker
+    of the one kind (else None), every kind with the site's picker (without the declines where it
+    may decline; without bao where there is something else), and whether it first tries a BAO."""
     if may_decline:
         kinds = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
     bao_first = "bao" in kinds and len(kinds) > 1
     if bao_first:
         kinds = tuple(kind for kind in kinds if kind != "bao")
-    return tuple((kind, site.pickers[kind]) for kind in kinds), bao_first
+    picks = tuple((kind, site.pickers[kind]) for kind in kinds)
+    return (picks[0][1] if len(picks) == 1 else None), picks, bao_first
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:

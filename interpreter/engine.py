@@ -173,11 +173,9 @@ class Round(State, Judge):
         ask = self.pending
         if ask is None:
             return 0
-        most = limit or sys.maxsize
         send = self.root.send
         append = self.history.append
-        moves = 0
-        while True:
+        for moves in range(1, (limit or sys.maxsize) + 1):    # (the count and the limit in one)
             actor = ask.actor
             move = choose[actor](self, actor, False) if actor is not None else several(ask)
             if move is None:
@@ -185,18 +183,19 @@ class Round(State, Judge):
             if self.shown:
                 self.shown = []
             append(move)
-            self.pending = None
-            moves += 1
             try:
                 ask = send(move)
             except StopIteration:
                 ask = self._next_procedure()
                 if ask is None:
+                    self.pending = None
                     return moves
                 send = self.root.send
+            except BaseException:
+                self.pending = None    # (an error while the move ran: no decision is pending)
+                raise
             self.pending = ask
-            if moves > most:
-                raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
+        raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
 
     def _waiting(self) -> None:
         self.trace(events.Waiting(tuple(("anyone" if asker is None else asker.name, kinds)
@@ -258,18 +257,19 @@ class Round(State, Judge):
 
     # -- powers ------------------------------------------------------------------------------------
     def fired_powers(self, C: Ctx) -> list:
-        """`resolve powers`, first half: evaluate every trigger; the powers that fire, in rank order
-        ([] when none does), each (card, user, rank, rule, role). The trigger rules that decide are
-        logged in strict mode (scenarios)."""
-        strict = self.strict
-        log = [] if strict else None
+        """`resolve powers`, first half, in strict mode (the generated code calls the module's
+        fired_powers itself otherwise): evaluate every trigger, log the trigger rules that decide;
+        the powers that fire, in the order of the roles, each (card, user, rank, rule, role)."""
+        log: list = []
         fired = self.program.fired_powers(self, C, log)
-        if strict:
-            self.decided.update(log)
-            self.decided_log += log
-        if not fired:
-            self.last_fired = fired          # a new list per resolution (metrics.py tells them apart)
-            return fired
+        self.decided.update(log)
+        self.decided_log += log
+        return fired
+
+    def play_powers(self, fired: list):
+        """`resolve powers`, second half: the fired powers (at least one) in rank order, played in
+        that order, each by its user, each a complete action. (A resolution where none fires sets
+        last_fired itself: a new list per resolution, which metrics.py tells apart.)"""
         self.last_fired = [(role, rule.name, rank) for _, _, rank, rule, role in fired]
         self.fired_cards += [entry[0] for entry in fired]
         if len(fired) > 1:
@@ -279,11 +279,6 @@ class Round(State, Judge):
                     raise RuleRuntimeError(
                         f"powers of {before[0].name} ({before[3].name}) and {after[0].name} ({after[3].name}) fire "
                         f"with the same rank {before[2]}: no rule decides which comes first")
-        return fired
-
-    def play_powers(self, fired: list):
-        """`resolve powers`, second half: play the fired powers in order, each by its user, each a
-        complete action."""
         if self.trace is not None:
             roles = {rule: role for role, rule, _ in self.last_fired}
             self.trace(events.Fired(tuple((roles[rule.name], rule.name, card.name, user.name, rank)

@@ -49,9 +49,9 @@ def _made(kind: str, shape, arity: int | None) -> list[str]:
             "args[1] if len(args) > 1 else None", "None"
     else:
         targets, target, second, chosen = "args", "args[0]", "args[1]" if arity > 1 else "None", "None"
+    # (its user and power are the ask's, set where it is played)
     return ["move = new(Move)", "move.actor = actor", f"move.kind = {kind!r}", f"move.targets = {targets}",
-            f"move.target = {target}", f"move.second = {second}", f"move.chosen = {chosen}",
-            "move.user = move.power = None", "return move"]
+            f"move.target = {target}", f"move.second = {second}", f"move.chosen = {chosen}", "return move"]
 
 
 # ---- specialising an expression to a site and a number of targets -------------------------

@@ -112,7 +112,9 @@ def _decided(choosing: dict, ask) -> Move:
     actor = ask.actor
     if actor is not None:
         return _chosen(ask, choosing[actor](rnd, actor, False))
-    actors = _actors_in_order(rnd, ask)
+    site = ask.site
+    anyone = ask.several is site.clauses
+    actors = rnd.program.by_priority(rnd, EMPTY_CTX, rnd.players) if anyone else _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]
         return _chosen(ask, choosing[actor](rnd, actor, False))
@@ -120,8 +122,6 @@ def _decided(choosing: dict, ask) -> Move:
         move = choosing[actor](rnd, actor, True)
         if move is not None:
             return move
-    site = ask.site
-    anyone = ask.several is site.clauses
     for actor in actors:  # nobody acts: the window is declined, by the first who may decline
         for kind in site.kinds if anyone else ask.kinds_of(actor):
             if kind in DECLINE_KINDS:

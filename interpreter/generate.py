@@ -73,6 +73,9 @@ class ModuleWriter:
         self.called: list[tuple] = []                 # bodies called as functions, to write
         self.written: list[tuple] = []                # bodies written as functions
         self.prefix = "l_"                            # of the spec's locals in the code being written
+        # where the code being written runs: "outside" any action and power (a procedure only the
+        # machinery starts), "inside" one (a handler, a power), None when it depends on the caller
+        self.acting: str | None = None
 
     # ---- which bodies ask --------------------------------------------------------------------
     def _bodies(self) -> dict[tuple[str, str], ast.Decl]:
@@ -362,6 +365,7 @@ class ModuleWriter:
     def _function_of(self, key: tuple) -> list[str]:
         kind, name = key
         self.writing = [key]
+        self.acting = "inside" if kind != "procedure" else "outside" if not self.calls.get(key) else None
         if kind == "procedure":
             decl = self.spec.procedures[name]
             params = "".join(f", l_{p.name}" for p in decl.params)
@@ -383,14 +387,16 @@ class ModuleWriter:
         kind, name = key
         decl = self.spec.procedures[name] if kind == "procedure" else self.spec.handlers[name]
         where = f"procedure {name}" if kind == "procedure" else f"on {name}"
-        saved = self.prefix
+        saved, acting = self.prefix, self.acting
         self.prefix = f"l{self.compiler.fresh('')}_"
+        if kind == "on":      # a move's handler runs in an action (or a power) already begun
+            self.acting = "inside"
         self.writing.append(key)
         try:
             lines = self.block(decl.body, replace(env, names=names), where, power)
         finally:
             self.writing.pop()
-            self.prefix = saved
+            self.prefix, self.acting = saved, acting
         return [f"# {where} ({decl.loc})"] + (lines or ["pass"])
 
     def _body(self, signature: str, decl, key, where: str, names: dict, power: str | None,
@@ -492,19 +498,20 @@ class ModuleWriter:
         """The move played where it was asked (in the local `move`): its handler runs with the
         ask's user and power. In a procedure, a move made outside any action and power begins a
         complete action, which ends with its handler (inside a handler or a power the action is
-        already running)."""
+        already running); where that is known here (self.acting), it is not looked at in play."""
         ctx = env.ctx
         handled = [k for k in kinds if k in self.spec.handlers]
         lines = [f"{move}.user, {move}.power = {ctx}.user, {ctx}.power"]
         if not handled:
             return lines
-        actions = where.startswith("procedure ")
+        actions = where.startswith("procedure ") and self.acting != "inside"
+        dynamic = actions and self.acting is None
         begins = self.compiler.fresh("begins")
-        if actions:   # a complete action begins here; it ends as the engine's end_action ends one
+        if dynamic:   # a complete action may begin here; it ends as the engine's end_action ends one
             # (a move resumed here is of a kind asked here: where all have handlers, it has one)
             which = f" and {move}.kind in {tuple(handled)!r}" if len(handled) < len(kinds) else ""
             lines.append(f"{begins} = S.in_action == 0 and {ctx}.power is None{which}")
-            lines += [f"if {begins}:", "    S.in_action = 1", "    S.changes = []"]
+            lines += [f"if {begins}:"] + indent(self._action_begins())
         for number, kind in enumerate(handled):
             test = "if" if number == 0 else "elif"
             key = ("on", kind)
@@ -514,17 +521,31 @@ class ModuleWriter:
                 body = self._written(key, inner, {}, power)
             else:
                 body = self._call_of(key, f"on_{kind}(S, {move})")
+            if actions and not dynamic:   # outside any action: this move's handler is a complete action
+                body = self._action_begins() + body + self._action_ends()
             lines += [f"{test} {move}.kind == {kind!r}:"] + indent(body)
-        if actions:
-            end = ("procedure", "action_end")
-            ended = self._written(end, Env(context=context_of("EMPTY_CTX"), ctx="EMPTY_CTX"), {}, None) \
-                if self._written_in(end) else self._call_of(end, "proc_action_end(S, EMPTY_CTX)")
-            lines += [f"if {begins}:", "    S.in_action = 0"] + indent(ended) + ["    S.changes = []"]
+        if dynamic:
+            lines += [f"if {begins}:"] + indent(self._action_ends())
         return lines
 
+    @staticmethod
+    def _action_begins() -> list[str]:
+        return ["S.in_action = 1", "if S.changes:", "    S.changes = []"]
+
+    def _action_ends(self) -> list[str]:
+        end = ("procedure", "action_end")
+        acting, self.acting = self.acting, None
+        ended = self._written(end, Env(context=context_of("EMPTY_CTX"), ctx="EMPTY_CTX"), {}, None) \
+            if self._written_in(end) else self._call_of(end, "proc_action_end(S, EMPTY_CTX)")
+        self.acting = acting
+        return ["S.in_action = 0"] + ended + ["if S.changes:", "    S.changes = []"]
+
     def s_ResolvePowers(self, stmt, env, where, power):
-        return [f"fired = S.fired_powers({env.ctx})  # resolve powers ({stmt.loc})", "if fired:",
-                "    yield from S.play_powers(fired)"]
+        """The powers that fire (in strict mode through the round, which logs the deciding rules),
+        played in order; a resolution where none fires is noted (Round.last_fired)."""
+        return [f"# resolve powers ({stmt.loc})",
+                f"fired = S.fired_powers({env.ctx}) if S.strict else fired_powers(S, {env.ctx}, None)",
+                "if fired:", "    yield from S.play_powers(fired)", "else:", "    S.last_fired = fired"]
 
     def s_If(self, stmt: ast.If, env: Env, where: str, power):
         return self._chain(list(stmt.branches), stmt.otherwise, env, where, power)
