@@ -378,7 +378,7 @@ class Staged:
 
     def checks(self, site: str, kind: str, power: str | None, asker: ast.Name | None, ctx: str,
                actor: str) -> list[tuple]:
-        """(cost, call) for each form of a kind asked at a site that some rule may allow: whether
+        """(cost, call, arity) for each form of a kind asked at a site that some rule may allow: whether
         the player `actor` (code) has a legal move of it in the context `ctx` (code), as the site's
         functions below find it (J for a form without arguments, X for the others); the cost as
         Form.cost."""
@@ -390,15 +390,15 @@ class Staged:
             if not any(rule.allow for rule in pseudo):
                 continue
             if arity == 0:
-                found.append((0, f"J{site}_{kind}0(S, {ctx}, {actor})"))
+                found.append((0, f"J{site}_{kind}0(S, {ctx}, {actor})", arity))
                 continue
             sources = self._sources(shape, arity, pseudo)
             cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
-            found.append((cost, f"X{site}_{kind}{arity}(S, {ctx}, {actor}, ask)"))
+            found.append((cost, f"X{site}_{kind}{arity}(S, {ctx}, {actor}, ask)", arity))
         return found
 
     def site_forms(self, site: str, kind: str, power: str | None, label: str,
-                   asker: ast.Name | None = None) -> tuple[list[str], str]:
+                   asker: ast.Name | None = None, shared: int | None = None) -> tuple[list[str], str, str]:
         """Source lines of one kind's functions at one site, and its table: for each number of
         arguments, (arity, X: whether a legal move exists, E: every legal argument tuple,
         J: whether one candidate is legal, where each argument's candidates come from). `asker`:
@@ -428,11 +428,11 @@ class Staged:
                                        every)
             table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r}, {pick})")
         picker = f"P{site}_{kind}"
-        lines += self._picker(picker, site, kind, power, label, asker)
+        lines += self._picker(picker, site, kind, power, label, asker, shared)
         return lines, "(" + "".join(entry + ", " for entry in table) + ")", picker
 
     def _picker(self, name: str, site: str, kind: str, power: str | None, label: str,
-                asker: ast.Name | None) -> list[str]:
+                asker: ast.Name | None, shared: int | None = None) -> list[str]:
         """P: one legal move of this kind drawn uniformly for the random agent, made, or None when
         there is none: a form at random among those with a legal move (as Ask.random_move's
         kinds), then one of its moves (its candidates listed where they are few, drawn by rejection
@@ -457,6 +457,14 @@ class Staged:
             out = [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""']
             env = self._env(sources, power, in_loops=False)
             return out + indent(self._verdicts(pseudo, env, made, "return None")) + [""]
+        if cost == 1 and shared == arity:    # the ask listed them to see whether any is legal
+            return [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""',
+                    "    known = ask.known",
+                    f"    legal = known.get((actor, F{site}_{kind}{arity})) if known is not None else None",
+                    "    if legal is None:", f"        legal = E{site}_{kind}{arity}(S, C, actor, ask)",
+                    "    if not legal:", "        return None",
+                    "    args = legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]"] + \
+                indent(made) + [""]
         if cost == 1:
             return self._staged(name, pseudo, depth, sources, self._env(sources, power, in_loops=True), doc,
                                 find_all=True, tail=["if not legal:", "    return None",

@@ -63,11 +63,12 @@ class Env:
         return replace(self, names={**self.names, name: view})
 
 
-def context_of(ctx: str, new_slot: bool = True) -> dict[str, View]:
+def context_of(ctx: str, new_slot: bool = True, move: bool = False) -> dict[str, View]:
     """The move context read from a Ctx object named `ctx` (a handler, a procedure, lambda_);
-    `new_slot`: whether its targets may be a layout's next new slot (the move's kind says)."""
+    `new_slot`: whether its targets may be a layout's next new slot (the move's kind says);
+    `move`: it is a move's (a handler's), whose actor is a player, never none."""
     slot = dict(none=True, new=new_slot)
-    return {"actor": View(f"{ctx}.actor"), "user": View(f"{ctx}.user"), "power": View(f"{ctx}.power"),
+    return {"actor": View(f"{ctx}.actor", none=not move), "user": View(f"{ctx}.user"), "power": View(f"{ctx}.power"),
             "chosen": View(f"{ctx}.chosen"), "target": View(f"{ctx}.target", **slot),
             "second": View(f"{ctx}.second", **slot), "targets": View(f"{ctx}.targets", none=False)}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
+from operator import attrgetter
 
 from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
@@ -218,9 +219,13 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     return record
 
 
+_KIND = attrgetter("kind")
+
+
 def _round_record(rnd: Round, moves: int) -> RoundRecord:
     bao = rnd.v_bao
-    called = next((move.actor.name for move in rnd.history if move.kind == "bao"), None)
+    kinds = list(map(_KIND, rnd.history))       # (the moves' kinds listed in C: every round is read)
+    called = rnd.history[kinds.index("bao")].actor.name if "bao" in kinds else None
     success = None
     if bao is not None:
         success = bool(rnd.program.define("bao_succeeds")(rnd, Ctx()))

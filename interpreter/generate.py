@@ -408,7 +408,8 @@ class ModuleWriter:
         if shape is None:
             env = Env(names=names, context=context_of("C"))
         else:
-            env = Env(names=names, context=context_of("C", shape.new_slot), placeholders=bool(shape.placeholders))
+            env = Env(names=names, context=context_of("C", shape.new_slot, move=True),
+                      placeholders=bool(shape.placeholders))
         lines = self.block(decl.body, env, where, power)
         kind = "waits for moves (a generator)" if key in self.asking else "runs to its end"
         return self._function(signature, f"{where} ({decl.loc}): {kind}", lines)
@@ -462,7 +463,6 @@ class ModuleWriter:
         # the one player asked, when a global names it (`ask active: ...`): its rules know who acts
         named = stmt.asked[0].asker if mode == "one" else None
         named = named if isinstance(named, ast.Name) and named.ref and named.ref[0] == "global" else None
-        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power, named, mode))
         text = "; ".join(f"{'anyone' if a.asker is None else expr_text(a.asker)}: {', '.join(a.kinds)}"
                          for a in stmt.asked)
         ctx = env.ctx
@@ -471,28 +471,44 @@ class ModuleWriter:
             lines.append(f"ask.actor = {asker}")
         elif mode == "several":
             lines.append(f"ask.several = ({''.join(c + ', ' for c in clauses)})")
-        lines += [f"ask.C = {ctx}", "ask.known = None"]
+        lines.append(f"ask.C = {ctx}")
+        check, listed = self._legal_check(str(number), tuple(kinds), power, named, mode, asker, asker_none, ctx)
+        self.sites.append((site, f"{where} ({stmt.loc})", tuple(kinds), power, named, mode,
+                           listed[1] if listed else None))
+        if listed:    # one form of one kind to look at: its moves listed, kept in the cache for the agent
+            kind, arity = listed
+            found = self.compiler.fresh("listed")
+            lines += [f"{found} = E{number}_{kind}{arity}(S, {ctx}, {asker}, ask)" +
+                      (f" if {asker} is not None else None" if asker_none else ""),
+                      f"ask.known = {{({asker}, F{number}_{kind}{arity}): {found}}}"]
+            check = found if not asker_none else f"{found} if {asker} is not None else ask.any_legal()"
+        else:
+            lines.append("ask.known = None")
         move = self.compiler.fresh("move")
         body = [f"{move} = yield ask"] + self._play(kinds, where, move, env, power)
-        check = self._legal_check(str(number), tuple(kinds), power, named, mode, asker, asker_none, ctx)
         if check is None:
             return lines + body
         return lines + [f"if {check}:"] + indent(body)
 
     def _legal_check(self, number: str, kinds: tuple, power, named, mode: str, asker: str, asker_none: bool,
-                     ctx: str) -> str | None:
+                     ctx: str) -> tuple[str | None, tuple | None]:
         """Whether some move is legal at an ask site, as Ask.any_legal says (None: always), with the
-        site's functions when one player is asked (the cheapest forms first)."""
+        site's functions when one player is asked (the cheapest forms first); and (kind, arity)
+        when that is one form's whose moves are few: they are listed rather (once, for the agent
+        too)."""
         if any(self.staged.always_legal(kind, power, named) for kind in kinds):
-            return None
+            return None, None
         if mode != "one":
-            return "ask.any_legal()"
-        calls = [call for kind in kinds for call in self.staged.checks(number, kind, power, named, ctx, asker)]
+            return "ask.any_legal()", None
+        calls = [(cost, code, kind, arity) for kind in kinds
+                 for cost, code, arity in self.staged.checks(number, kind, power, named, ctx, asker)]
         calls.sort(key=lambda call: call[0])
-        found = " or ".join(code for _, code in calls) or "False"
+        if len(calls) == 1 and calls[0][0] == 1:
+            return None, calls[0][2:]
+        found = " or ".join(code for _, code, _, _ in calls) or "False"
         if not asker_none:
-            return found
-        return f"({found}) if {asker} is not None else ask.any_legal()"
+            return found, None
+        return f"({found}) if {asker} is not None else ask.any_legal()", None
 
     def _play(self, kinds: list[str], where: str, move: str, env: Env, power: str | None) -> list[str]:
         """The move played where it was asked (in the local `move`): its handler runs with the
@@ -517,7 +533,8 @@ class ModuleWriter:
             key = ("on", kind)
             if self._written_in(key):
                 shape = SHAPES[kind]
-                inner = Env(context=context_of(move, shape.new_slot), placeholders=bool(shape.placeholders), ctx=move)
+                inner = Env(context=context_of(move, shape.new_slot, move=True), placeholders=bool(shape.placeholders),
+                            ctx=move)
                 body = self._written(key, inner, {}, power)
             else:
                 body = self._call_of(key, f"on_{kind}(S, {move})")
@@ -612,7 +629,8 @@ class ModuleWriter:
             local = self.compiler.fresh(f"l_{param.name}_")
             lines.append(f"{local} = {self.compiler.value(arg, env, lines)}")
             names[param.name] = View(local, none=param.type.nullable, new=param.type.name == "slot")
-        inner = Env(context=context_of(env.ctx), ctx=env.ctx)
+        # the same context as the caller's (the same object: what is known of it holds)
+        inner = Env(context=env.context, ctx=env.ctx, placeholders=env.placeholders)
         return lines + self._written(key, inner, names, power)
 
     def s_Draw(self, stmt: ast.Draw, env, where, power):
@@ -661,19 +679,21 @@ class ModuleWriter:
     # ---- ask sites ---------------------------------------------------------------------------------------
     def site_functions(self) -> list[str]:
         out = ["# ---- ask sites: the legal moves of each kind asked there", ""]
-        for number, (site, label, kinds, power, asker, mode) in enumerate(self.sites, start=1):
+        for number, (site, label, kinds, power, asker, mode, listed) in enumerate(self.sites, start=1):
             forms = []
             pickers = []
             for kind in kinds:
-                lines, table, picker = self.staged.site_forms(str(number), kind, power, label, asker)
+                lines, table, picker = self.staged.site_forms(str(number), kind, power, label, asker, listed)
                 out += lines
                 forms.append(f"    {kind!r}: {table},")
                 pickers.append(f"{kind!r}: {picker}")
             # a kind always legal here: nobody need look whether anything is (a pluck window's pass)
             always = any(self.staged.always_legal(kind, power, asker) for kind in kinds)
             out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + \
-                [f"}}, always={always}, index={number - 1}, asker={mode!r}, pickers={{{', '.join(pickers)}}})", "",
-                 ""]
+                [f"}}, always={always}, index={number - 1}, asker={mode!r}, pickers={{{', '.join(pickers)}}})"]
+            if listed is not None:    # the form the ask lists (its key in the Ask's cache)
+                out.append(f"F{number}_{kinds[0]}{listed} = {site}.by_arity[({kinds[0]!r}, {listed})]")
+            out += ["", ""]
         out.append("SITES = (" + "".join(f"{site}, " for site, *_ in self.sites) + ")")
         return out + ["", ""]
 
