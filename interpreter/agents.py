@@ -54,16 +54,19 @@ class RandomAgent(Agent):
             return Move(player, "bao")
         if only is not None:        # one kind to choose among: its picker
             return only(rnd, ask.C, player, ask, uniform)
-        # uniform over the kinds that have a legal move, then (the site's pickers) over their
-        # forms that have one, then over its moves (as Ask.random_move)
-        C = ask.C
-        while picks:
-            pick = picks[0] if len(picks) == 1 else picks[int(uniform() * len(picks))]
-            move = pick[1](rnd, C, player, ask, uniform)
-            if move is not None:
-                return move
-            picks = tuple(other for other in picks if other is not pick)
-        return None
+        return _one_of(uniform, picks, rnd, ask.C, player, ask)
+
+
+def _one_of(uniform, picks: tuple, rnd: Round, C, player, ask) -> Move | None:
+    """Uniform over the kinds that have a legal move, then (the site's pickers) over their forms
+    that have one, then over its moves (as Ask.random_move)."""
+    while picks:
+        pick = picks[0] if len(picks) == 1 else picks[int(uniform() * len(picks))]
+        move = pick[1](rnd, C, player, ask, uniform)
+        if move is not None:
+            return move
+        picks = tuple(other for other in picks if other is not pick)
+    return None
 
 
 _PLANS = ("random", "random, may decline")     # the names of the random agent's plans in Site.kept

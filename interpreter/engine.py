@@ -298,10 +298,13 @@ class Round(State, Judge):
     # -- a copy --------------------------------------------------------------------------------------
     def clone(self) -> "Round":
         """The same round in the same state, independent of this one: made again the way this one
-        was made, and the same moves played."""
+        was made, and the same moves played, its recycles making the piles this one's made (then
+        those still scripted for this one); its randomness is its own."""
         if self.rebuild is None:
             raise RuntimeError("this round does not say how it was made, so it cannot be copied")
         twin = self.rebuild()
+        if self.shuffled or self.reshuffles:
+            twin.reshuffles = [list(order) for order in self.shuffled + (self.reshuffles or [])]
         twin.strict = self.strict
         twin.start(self._procedures)
         for move in self.history:

@@ -56,8 +56,7 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, to
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
     `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
     `reshuffles`: a recorded deal and the draw piles its recycles made (top first). `copyable`
-    False: the round cannot be cloned or rebuilt (keeping the randomness's state for that costs
-    every round: a balance study does without). `cards`: the game's cards (a shuffled full deck
+    False: the round cannot be cloned or rebuilt. `cards`: the game's cards (a shuffled full deck
     only), made into the list by its first round and reset by each later one: the cards of a
     finished round change when the next one is dealt."""
     edition = rules.edition
@@ -78,17 +77,16 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, to
     rnd.dealt = list(rnd.deck)
     if reshuffles is not None:
         rnd.reshuffles = [list(order) for order in reshuffles]
-    if copyable:    # a copy is the same deal played again, with the randomness as it is now
-        seed, state, dealt = rng.seed, rng.random.getstate(), rnd.dealt
-        rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak,
+    if copyable:    # a copy is the same deal played again (Round.clone: with the same recycled piles)
+        seed, dealt = rng.seed, rnd.dealt
+        rnd.rebuild = lambda: _unstarted(rules, names, seed, first, totals, tiebreak,
                                          [card.kind.name for card in reversed(dealt)], lot, reshuffles)
     rnd.start(["setup", "turns"])
     return rnd
 
 
-def _unstarted(rules, names, seed, state, first, totals, tiebreak, deck, lot, reshuffles) -> Round:
+def _unstarted(rules, names, seed, first, totals, tiebreak, deck, lot, reshuffles) -> Round:
     copy = Rng(seed)
-    copy.random.setstate(state)
     edition = rules.edition
     rnd = Round(rules.program, names, copy, threshold=edition.threshold[len(names)],
                 edition_deal=edition.deal[len(names)], tiebreak=tiebreak, first=first, lot=lot, totals=totals)
