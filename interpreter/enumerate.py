@@ -50,7 +50,7 @@ def _made(kind: str, shape, arity: int | None) -> list[str]:
     else:
         targets, target, second, chosen = "args", "args[0]", "args[1]" if arity > 1 else "None", "None"
     # (its user and power are the ask's, set where it is played)
-    return ["move = new(Move)", "move.actor = actor", f"move.kind = {kind!r}", f"move.targets = {targets}",
+    return ["move = MadeMove()", "move.actor = actor", f"move.kind = {kind!r}", f"move.targets = {targets}",
             f"move.target = {target}", f"move.second = {second}", f"move.chosen = {chosen}", "return move"]
 
 
@@ -699,6 +699,12 @@ class Staged:
         picker, looked through for X. (A plain loop: for the few candidates of one layout, a
         comprehension's function costs more than it saves.)"""
         loops = self._loops(0, sources)
+        if chain == "(a_c is not None)" and loops == ["for a, a_c in zip(actor.places, actor.layout):"]:
+            # the occupied slots of one's own layout, found in C (an empty slot holds None)
+            if find_all or tail is not None:
+                return ["legal = list(zip(compress(actor.places, actor.layout)))"] + \
+                    (tail if tail is not None else ["return legal"])
+            return ["return len(actor.layout) != actor.layout.count(None)"]
         inner = "    " * len(loops)
         found = ["legal.append((a,))"] if find_all or tail is not None else ["return True"]
         body = found if chain == "True" else [f"if {chain}:"] + indent(found)

@@ -276,10 +276,13 @@ class Compiler:
         name = expr.name
         if name == "count":
             return View(self.count_of(expr.args[0], env, lines), none=False)
-        args = [self.value(arg, env, lines) for arg in expr.args]
+        views = [self.view(arg, env, lines) for arg in expr.args]
+        args = [view.code for view in views]
         if name in ("min", "max"):
             return View(f"{name}({args[0]}, {args[1]})", none=False)
         if name == "next_player":    # clockwise: the next seat (State.next_player, written out)
+            if not views[0].none:
+                return View(f"S.players[({args[0]}.index + 1) % len(S.players)]", none=False)
             player = self.once(args[0], lines)
             return View(f"(S.players[({player}.index + 1) % len(S.players)] if {player} is not None else None)")
         return View(f"S.{name}({', '.join(args)})", none=False)   # changed_by_others

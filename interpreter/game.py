@@ -57,15 +57,15 @@ def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, to
     `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
     `reshuffles`: a recorded deal and the draw piles its recycles made (top first). `copyable`
     False: the round cannot be cloned or rebuilt. `cards`: the game's cards (a shuffled full deck
-    only), made into the list by its first round and reset by each later one: the cards of a
-    finished round change when the next one is dealt."""
+    only), made into the list by its first round; each later round is dealt from them once the
+    round before has released them (Round.release_cards): the cards of a finished round change
+    when the next one is dealt."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
                 tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     if deck is None:
         if cards:
-            rnd.reset_cards(cards)
             rnd.deck = list(cards)
         else:
             rnd.deck = rnd.new_cards(rules.deck())
@@ -113,7 +113,10 @@ def _decided(choosing: dict, ask) -> Move:
         return _chosen(ask, choosing[actor](rnd, actor, False))
     site = ask.site
     anyone = ask.several is site.clauses
-    actors = rnd.program.by_priority(rnd, EMPTY_CTX, rnd.players) if anyone else _actors_in_order(rnd, ask)
+    if anyone:    # every player, in the order of priority (kept per active player where it may be)
+        actors = rnd.orders.get(rnd.active) or rnd.program.by_priority(rnd, EMPTY_CTX, rnd.players)
+    else:
+        actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]
         return _chosen(ask, choosing[actor](rnd, actor, False))
@@ -121,6 +124,8 @@ def _decided(choosing: dict, ask) -> Move:
         move = choosing[actor](rnd, actor, True)
         if move is not None:
             return move
+    if anyone and site.free_decline is not None:   # nobody acts: the first declines, as it always may
+        return Move(actors[0], site.free_decline)
     for actor in actors:  # nobody acts: the window is declined, by the first who may decline
         for kind in site.kinds if anyone else ask.kinds_of(actor):
             if kind in DECLINE_KINDS:
@@ -211,6 +216,7 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
         else:
             first_player = program.decision("next_first")(rnd, C)
             first, lot = playing.index(first_player.name), None
+        rnd.release_cards()     # (the next round is dealt from them)
     else:
         raise RuleRuntimeError(f"the game did not end after {MAX_ROUNDS} rounds")
     record.totals = dict(totals)

@@ -164,13 +164,13 @@ class ModuleWriter:
                "Do not edit: it is written again whenever the spec or the generator changes. S is the round",
                "(interpreter/engine.py), C the context of the move judged or of the action running.",
                '"""',
+               "from itertools import compress",
+               "",
                "from baobei.dsl.errors import RuleRuntimeError",
                "from baobei.interpreter.legality import SMALL, TRIES, Site, allows, fires, new_ask",
-               "from baobei.interpreter.moves import Move",
+               "from baobei.interpreter.moves import MadeMove",
                "from baobei.interpreter.state import EMPTY_CTX, CardKind, new_of, own_and_new, slot_card, "
                "slot_empty, slot_new, with_placeholder",
-               "",
-               "new = object.__new__",
                "",
                f"KEY = {self.key!r}",
                ""]
@@ -668,7 +668,8 @@ class ModuleWriter:
         return self._call("reveal", [stmt.slot, self._viewer(stmt.viewer), repr(stmt.how), env.ctx], env)
 
     def s_CloseReference(self, stmt, env, where, power):
-        return self._call("close_reference", [], env)
+        return ["if S.ref.open:  # (closing a closed reference does nothing)"] + \
+            indent(self._call("close_reference", [], env))
 
     def s_Shuffle(self, stmt, env, where, power):
         return self._call("shuffle_into_deck", [], env)
@@ -688,9 +689,10 @@ class ModuleWriter:
                 forms.append(f"    {kind!r}: {table},")
                 pickers.append(f"{kind!r}: {picker}")
             # a kind always legal here: nobody need look whether anything is (a pluck window's pass)
-            always = any(self.staged.always_legal(kind, power, asker) for kind in kinds)
+            free = tuple(kind for kind in kinds if self.staged.always_legal(kind, power, asker))
             out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + \
-                [f"}}, always={always}, index={number - 1}, asker={mode!r}, pickers={{{', '.join(pickers)}}})"]
+                [f"}}, always={bool(free)}, index={number - 1}, asker={mode!r}, pickers={{{', '.join(pickers)}}},"
+                 f" free={free!r})"]
             if listed is not None:    # the form the ask lists (its key in the Ask's cache)
                 out.append(f"F{number}_{kinds[0]}{listed} = {site}.by_arity[({kinds[0]!r}, {listed})]")
             out += ["", ""]

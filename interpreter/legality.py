@@ -72,10 +72,10 @@ class Site:
     (over its forms that have one, then over their moves), or gives None when it has none."""
 
     __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always", "index", "asker", "clauses",
-                 "pickers", "kept")
+                 "pickers", "kept", "free_decline")
 
     def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False, index: int = 0,
-                 asker: str = "one", pickers: dict | None = None):
+                 asker: str = "one", pickers: dict | None = None, free: tuple[str, ...] = ()):
         self.label = label
         self.kinds = kinds
         self.forms = {kind: tuple(Form(kind, *entry) for entry in entries) for kind, entries in forms.items()}
@@ -88,6 +88,10 @@ class Site:
         self.clauses = ((None, kinds),) if asker == "anyone" else None
         self.pickers = pickers or {}
         self.kept: dict = {}        # what an agent derives from the site once (its plan), under a name of its own
+        # `free`: the kinds legal here whatever the state; the first decline asked, when it is one
+        # (a window's pass: whoever is asked may decline)
+        declines = [kind for kind in kinds if kind in DECLINE_KINDS]
+        self.free_decline = declines[0] if declines and declines[0] in free else None
 
 
 def _declines_first(kinds: tuple[str, ...]) -> tuple[str, ...]:
