@@ -52,14 +52,14 @@ class RandomAgent(Agent):
         only, picks, bao_first = plan
         if bao_first and uniform() < self.bao_rate and ask.legal(player, "bao", 0):
             return Move(player, "bao")
-        if only is not None:        # one kind to choose among: its picker
+        if only is not None:        # one kind to choose among: its picker (or the site's, for all its kinds)
             return only(rnd, ask.C, player, ask, uniform)
         return _one_of(uniform, picks, rnd, ask.C, player, ask)
 
 
 def _one_of(uniform, picks: tuple, rnd: Round, C, player, ask) -> Move | None:
     """Uniform over the kinds that have a legal move, then (the site's pickers) over their forms
-    that have one, then over its moves (as Ask.random_move)."""
+    that have one, then over its moves."""
     while picks:
         pick = picks[0] if len(picks) == 1 else picks[int(uniform() * len(picks))]
         move = pick[1](rnd, C, player, ask, uniform)
@@ -79,15 +79,17 @@ def _kept(site, may_decline: bool) -> tuple:
 
 def _plan(site, kinds: tuple, may_decline: bool) -> tuple:
     """For the kinds asked of a player at a site, what the random agent chooses among: the picker
-    of the one kind (else None), every kind with the site's picker (without the declines where it
-    may decline; without bao where there is something else), and whether it first tries a BAO."""
+    of the one kind, or the site's for all the kinds it asks (else None), every kind with the
+    site's picker (without the declines where it may decline; without bao where there is
+    something else), and whether it first tries a BAO."""
     if may_decline:
         kinds = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
     bao_first = "bao" in kinds and len(kinds) > 1
     if bao_first:
         kinds = tuple(kind for kind in kinds if kind != "bao")
     picks = tuple((kind, site.pickers[kind]) for kind in kinds)
-    return (picks[0][1] if len(picks) == 1 else None), picks, bao_first
+    only = picks[0][1] if len(picks) == 1 else site.anything if kinds == site.kinds else None
+    return only, picks, bao_first
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:

@@ -434,8 +434,8 @@ class Staged:
     def _picker(self, name: str, site: str, kind: str, power: str | None, label: str,
                 asker: ast.Name | None, shared: int | None = None) -> list[str]:
         """P: one legal move of this kind drawn uniformly for the random agent, made, or None when
-        there is none: a form at random among those with a legal move (as Ask.random_move's
-        kinds), then one of its moves (its candidates listed where they are few, drawn by rejection
+        there is none: a form at random among those with a legal move (as the agent draws
+        its kinds), then one of its moves (its candidates listed where they are few, drawn by rejection
         where many). One form: its rules written in; several: their functions above called."""
         shape = SHAPES[kind]
         forms = []
@@ -472,6 +472,25 @@ class Staged:
                                                      "legal[int(uniform() * len(legal))]"] + made)
         return self._sampler(name, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
                              f"E{site}_{kind}{arity}", tail=made)
+
+    def kinds_picker(self, name: str, site: str, kinds: tuple, label: str) -> list[str]:
+        """Q: one legal move of any kind asked at a site, drawn as the random agent draws (a kind
+        at random among those with a legal move, then its picker), or None where none has one."""
+        out = [f"def {name}(S, C, actor, ask, uniform):", f'    """every kind at {label}: {PICKED}"""']
+        return out + indent(self._kinds_tree(site, list(kinds))) + ["    return move", ""]
+
+    def _kinds_tree(self, site: str, kinds: list) -> list[str]:
+        """`move` set to a move of one of `kinds` (None: none has one): a kind drawn uniformly, the
+        others drawn among in turn where it has none (a kind alone is not drawn)."""
+        if len(kinds) == 1:
+            return [f"move = P{site}_{kinds[0]}(S, C, actor, ask, uniform)"]
+        out = [f"i = int(uniform() * {len(kinds)})"]
+        for index, kind in enumerate(kinds):
+            test = "if" if index == 0 else "else" if index == len(kinds) - 1 else "elif"
+            out.append(f"{test} i == {index}:" if test != "else" else "else:")
+            rest = kinds[:index] + kinds[index + 1:]
+            out += indent(self._kinds_tree(site, [kind]) + ["if move is None:"] + indent(self._kinds_tree(site, rest)))
+        return out
 
     def _form_tree(self, site: str, kind: str, forms: list) -> list[str]:
         """`args` set to a legal argument tuple of one of `forms` (None: none has one): a form drawn

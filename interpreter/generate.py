@@ -688,11 +688,15 @@ class ModuleWriter:
                 out += lines
                 forms.append(f"    {kind!r}: {table},")
                 pickers.append(f"{kind!r}: {picker}")
+            anything = f"P{number}_{kinds[0]}"
+            if len(kinds) > 1:
+                anything = f"Q{number}"
+                out += self.staged.kinds_picker(anything, str(number), kinds, label)
             # a kind always legal here: nobody need look whether anything is (a pluck window's pass)
             free = tuple(kind for kind in kinds if self.staged.always_legal(kind, power, asker))
             out += [f"{site} = Site({label!r}, {kinds!r}, {{"] + forms + \
                 [f"}}, always={bool(free)}, index={number - 1}, asker={mode!r}, pickers={{{', '.join(pickers)}}},"
-                 f" free={free!r})"]
+                 f" free={free!r}, anything={anything})"]
             if listed is not None:    # the form the ask lists (its key in the Ask's cache)
                 out.append(f"F{number}_{kinds[0]}{listed} = {site}.by_arity[({kinds[0]!r}, {listed})]")
             out += ["", ""]

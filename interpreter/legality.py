@@ -69,13 +69,15 @@ class Site:
     place in the round's list of reusable decisions (Round.asks); `asker`: 'one' (one clause
     naming a player), 'anyone' (one clause, no player named) or 'several' (several clauses);
     `pickers`: for each kind, the generated function that draws one legal move of it uniformly
-    (over its forms that have one, then over their moves), or gives None when it has none."""
+    (over its forms that have one, then over their moves), or gives None when it has none;
+    `anything`: the one that draws among every kind asked (a kind at random among those that
+    have a legal move, then its picker)."""
 
     __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always", "index", "asker", "clauses",
-                 "pickers", "kept", "free_decline")
+                 "pickers", "anything", "kept", "free_decline")
 
     def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False, index: int = 0,
-                 asker: str = "one", pickers: dict | None = None, free: tuple[str, ...] = ()):
+                 asker: str = "one", pickers: dict | None = None, free: tuple[str, ...] = (), anything=None):
         self.label = label
         self.kinds = kinds
         self.forms = {kind: tuple(Form(kind, *entry) for entry in entries) for kind, entries in forms.items()}
@@ -87,6 +89,7 @@ class Site:
         self.asker = asker
         self.clauses = ((None, kinds),) if asker == "anyone" else None
         self.pickers = pickers or {}
+        self.anything = anything    # the same for a move of any kind asked here: a kind drawn among those with one
         self.kept: dict = {}        # what an agent derives from the site once (its plan), under a name of its own
         # `free`: the kinds legal here whatever the state; the first decline asked, when it is one
         # (a window's pass: whoever is asked may decline)
@@ -241,21 +244,6 @@ class Ask:
         if found is None:
             found = known["entries"] = self.round.slot_entries()
         return found
-
-    def random_move(self, actor, kinds, uniform) -> Move | None:
-        """A random legal move of one of these kinds (None: they have none): a kind at random until
-        one has a legal move (so uniform over the kinds that have one), then the site's picker of
-        that kind (uniform over its forms that have a legal move, then over that form's moves).
-        `uniform`: the draw in [0, 1) of the agent's randomness."""
-        pickers = self.site.pickers
-        S, C = self.round, self.C
-        while kinds:
-            kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
-            move = pickers[kind](S, C, actor, self, uniform)
-            if move is not None:
-                return move
-            kinds = tuple(other for other in kinds if other != kind)
-        return None
 
 
 class Judge:
