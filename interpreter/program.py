@@ -64,6 +64,7 @@ class Program:
         self.init_vars = module.init_vars
         self.init_player_vars = module.init_player_vars
         self.by_priority = module.by_priority       # (S, C, players) -> the players in the order of priority
+        self.sites = module.SITES                    # every ask site (legality.Site), by its index
         self.recycle = module.PROCEDURES["recycle"][0]
         self.action_end = module.PROCEDURES["action_end"][0]
         self._lambdas = 0

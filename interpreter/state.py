@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import repeat, starmap
+from operator import mul
 
 from baobei.dsl.errors import RuleRuntimeError
 
@@ -194,9 +196,14 @@ class Rng:
         return items[int(self.random.random() * len(items))]
 
     def shuffle(self, items: list) -> None:
-        uniform = self.random.random
-        for i in range(len(items) - 1, 0, -1):
-            j = int(uniform() * (i + 1))
+        """Fisher-Yates from the top: items[i] swapped with items[int(random() * (i + 1))], i from
+        the last down to 1. (The draws and the indices are made in C, one map each; the same
+        draws in the same order as one loop would make them.)"""
+        size = len(items)
+        if size < 2:
+            return
+        draws = starmap(self.random.random, repeat((), size - 1))
+        for i, j in zip(range(size - 1, 0, -1), map(int, map(mul, draws, range(size, 1, -1)))):
             items[i], items[j] = items[j], items[i]
 
 
@@ -251,7 +258,7 @@ class State:
     any other attribute a caller may set."""
 
     __slots__ = ("rng", "kinds", "var_names", "players", "by_name", "turn", "sequence", "deck", "discard", "under",
-                 "held", "everyone", "ref", "changes", "breaches", "shown", "reshuffles", "shuffled", "orders",
+                 "held", "everyone", "ref", "changes", "breaches", "shown", "reshuffles", "shuffled", "orders", "marked",
                  "trace", "__dict__")
 
     def __init__(self, player_names: list[str], rng: Rng, kinds: dict[str, CardKind], var_names: tuple[str, ...],
@@ -276,6 +283,7 @@ class State:
         self.shown: list[CardKind] = []                  # revealed to everyone by the last move
         self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
         self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
+        self.marked: list[Card] = []                     # the cards a power moved (release_cards)
         self.orders: dict = {}                           # the players in the order of priority, per active
                                                          # player (generate.py: by_priority, when it may)
         self.trace = None
@@ -325,6 +333,20 @@ class State:
             cards.append(card)
         return cards
 
+    def release_cards(self) -> None:
+        """The round's cards as new_cards made them (their kinds stay), once it is over: a game
+        deals each round from its own cards rather than from new ones. Only what a round changes
+        is reset: what is known of the cards in the layouts (a card leaves them unknown) and the
+        marks of the cards a power moved."""
+        for player in self.players:
+            for card in player.layout:
+                if card is not None:
+                    card.seen = 0
+        for card in self.marked:
+            card.moved_turn = card.moved_sequence = -1
+            card.moved_by = None
+        self.marked = []
+
     # -- what the generated code reads -----------------------------------------------------
     def all_slots(self) -> list:
         return [slot for p in self.players for slot in p.places]
@@ -366,6 +388,7 @@ class State:
 
     def _mark(self, card: Card, C: Ctx) -> None:
         if C.power is not None:
+            self.marked.append(card)
             card.moved_turn = self.turn
             card.moved_sequence = self.sequence
             card.moved_by = C.user
@@ -424,7 +447,11 @@ class State:
             if self.trace is not None:
                 self._moved(card, "deck", "held")
         if drawn and how is not None:
-            self.ref = reference(self.held[-drawn].kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out in the primitives a move
+            ref.card = self.held[-drawn].kind   # runs: it saves a Python frame per move)
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
@@ -446,7 +473,11 @@ class State:
         if self.trace is not None:
             self._moved(card, "held", "discard")
         if how is not None:
-            self.ref = reference(card.kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out)
+            ref.card = card.kind
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
@@ -457,7 +488,11 @@ class State:
         if self.trace is not None:
             self._moved(card, slot_name(slot), "discard")
         if how is not None:
-            self.ref = reference(card.kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out)
+            ref.card = card.kind
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
@@ -494,6 +529,7 @@ class State:
         else:
             card.seen = viewer.bit if viewer is not None else 0
         if C.power is not None:
+            self.marked.append(card)
             agent = card.moved_by = C.user
             card.moved_turn = self.turn
             card.moved_sequence = self.sequence
@@ -558,14 +594,22 @@ class State:
             to = viewer if isinstance(viewer, str) else (viewer.name if viewer else "nobody")
             self.trace(events.Revealed(card.kind.name, slot_name(slot), to))
         if how is not None:
-            self.ref = reference(card.kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out)
+            ref.card = card.kind
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
     def close_reference(self) -> None:
         ref = self.ref
         if ref.open:
-            self.ref = reference(ref.card, ref.how, ref.by, False)
+            closed = self.ref = _new(Reference)     # (reference(...), written out)
+            closed.card = ref.card
+            closed.how = ref.how
+            closed.by = ref.by
+            closed.open = False
             if self.trace is not None:
                 self._referenced()
 
