@@ -1,19 +1,40 @@
 """Invariants proved, not assumed: every invariant holds at every decision of every round.
 
-A round is its setup, then turns, each an iteration of the loop that asks for moves (the
-*cut point*). From the start of a round, and from any state at the cut point, the spec's
-statements are run symbolically (execute.py) through every decision the game can wait for,
-up to the next cut point or the end of the round. The runs are merged per decision (the same
-frames, the same place in the spec): the state at a decision is exactly a state the rules
-reach from the start of the turn, whatever the moves made before it.
+A round is its setup, then turns, each an iteration of the loop that asks for moves. The runs
+are cut at two kinds of places, the *cut points*:
 
-What holds at the cut point is found, not assumed: a set of candidate facts (the spec's
-invariants, facts about each variable and about the machinery's table) is narrowed until it
-is inductive (Houdini): it holds at the first cut point of every round and at the next cut
-point after any turn that started from it. Then each invariant must hold at every decision
-reached from the start of a round or from such a cut point. An invariant that does not is a
-finding, with the decision, the moves that lead there and the table; a query Z3 cannot decide
-is a finding too. Only the invariants proved may be assumed by the other checks.
+- CUT, the head of the loop that plays turns (a loop whose body asks);
+- POWER, where a power of the queue `resolve powers` made is about to be played, and where a
+  power played from there is over (its `action_end` included).
+
+From the start of a round, and from any state at a cut point, the spec's statements are run
+symbolically (execute.py) through every decision the game can wait for, up to the next cut
+point or the end of the round: one *graph* per start. The graphs are: the setup (of a round and
+of a tie-break round); a turn from the loop's head; each power of the spec, played by any player
+of the table from any state at POWER; and, for each place of a queue the other graphs reach, the
+turn going on after the power played there (the next queued power, or the rest of the turn),
+from any state at POWER with abstract copies of the frames at that place (every value that is
+not a constant is any value: the queue's powers and users were computed at `resolve powers`,
+from a state no longer followed). Within a graph the runs are merged per decision (the same
+frames, the same place in the spec): the state at a decision is exactly a state the rules reach
+from the graph's start, whatever the moves made before it. A power is never merged into the
+turn's states, so the terms stay the size of one turn's part, or of one power.
+
+What holds at each cut point is found, not assumed: a set of candidate facts (the spec's
+invariants, facts about each variable and about the machinery's table) is narrowed, for both
+cut points at once, until each set is inductive (Houdini): F, the facts at CUT, hold after every
+setup and at every CUT end of a graph that started where its own facts held; G, the facts at
+POWER, likewise at every POWER end. Then each invariant must hold at every decision of every
+graph, from a start where its facts hold (the primitives' preconditions on their paths too).
+
+This is sound: every run of a round is a run of the setup's graph, then of the turn's graph up
+to its first queued power, then runs of a power's graph and of the graph of that place of the
+queue, in turn, up to the next turn; each of these runs starts in a state the facts of its cut
+point describe (by induction over the cut points it passed), and every value its graph left
+free (the table, the power's user, the queue's later powers) is one of those it reasons about.
+An invariant that does not hold is a finding, with the graph, the decision, the moves that lead
+there and the table; a query Z3 cannot decide is a finding too. Only the invariants proved may
+be assumed by the other checks.
 """
 from __future__ import annotations
 
