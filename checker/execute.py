@@ -8,7 +8,10 @@ calls; a move's handler pushed on the frame that asked for it; `resolve powers` 
 the fired powers by rank; `procedure recycle` when a draw meets an empty pile;
 `procedure action_end` after every complete action. A run stops where the game waits for
 a move (an `ask` with a possible move), at a cut point (a loop whose body asks, where
-induction takes over), or at the end of the round.
+induction takes over), or at the end of the round. For induction (`cut_powers`), a run
+also stops where a queued power is about to be played (`power`: the frames of the turn,
+the queue moved on to that power), and a power played on its own (`power_frames`) stops
+once it and its `action_end` are over (`played`): induction.py proves the powers apart.
 
 Branches of `if` become path conditions. Every primitive's precondition becomes a proof
 obligation on its path. Two things are over-approximated, which is sound for proofs: the
@@ -288,7 +291,9 @@ def _tautology(cubes: list, budget: list) -> bool:
 
 @dataclass
 class Stop:
-    """Where a run ends: `ask` (the game waits), `cut` (a loop head), `over` (the round ended)."""
+    """Where a run ends: `ask` (the game waits), `cut` (a loop head), `over` (the round ended);
+    with `cut_powers`, `power` (a queued power about to be played) and `played` (a power played
+    on its own is over)."""
 
     what: str
     frames: tuple
@@ -323,6 +328,8 @@ class Executor:
         self.anytime = {kind for kind, decl in spec.handlers.items() if decl.anytime}
         # whether a path can happen (a solver's answer); None: every path is kept
         self.feasible = None
+        # induction: a queued power is not played where it is queued; the run stops there (`power`)
+        self.cut_powers = False
         self._plain: dict = {}       # term id -> (decided value, the term, kept alive with its id)
         self._asking: dict = {}      # id of a statement -> (whether it can reach an ask, the statement)
 
@@ -428,6 +435,8 @@ class Executor:
             return self.loop_again(below, frame, state, path)
         if frame.kind == "queue":
             return self.next_power(below, frame, state, path)
+        if frame.kind == "played":  # below a power played on its own: it and its action_end are over
+            return [Stop("played", below, state, path, where=frame.where)]
         if frame.kind == "reset":   # after action_end: the running action's changes are forgotten
             return [(below, derived(state, changed=[z3.BoolVal(False)] * len(state.changed)), path)]
         if frame.action:            # a complete action: the machinery runs procedure action_end
@@ -664,10 +673,10 @@ class Executor:
         return found
 
     def next_power(self, below: tuple, queue: Frame, state, path) -> list:
-        """The next fired power of the queue starts: one run per power it can be."""
+        """The next fired power of the queue starts: one run per power it can be (with
+        `cut_powers`: the run stops there, the queue moved on to that power)."""
         position = queue.position + 1
-        later = or_([fires for fires, _, _ in queue.items[position:]]) if position < len(queue.items) else None
-        if later is None:
+        if position >= len(queue.items):
             return [(below, state, path)]
         fires, power, user = queue.items[position]
         results = []
@@ -675,14 +684,28 @@ class Executor:
         moved = replace(queue, position=position)
         if skip is not None:
             results.append((below + (moved,), state, skip))
+        if self.cut_powers:
+            fired = self.branch(path, fires)
+            if fired is not None:
+                results.append(Stop("power", below + (moved,), state, fired, where=queue.where))
+            return results
         for index, name in enumerate(self.tr(state).ix.powers):
             runs = self.branch(path, and_([fires, eq_(power, index)]))
             if runs is None:
                 continue
-            ctx = Ctx(user, user, z3.IntVal(index), z3.IntVal(0), (none_slot(), none_slot()), z3.IntVal(NONE))
-            played = body_frame(f"power {name}", self.spec.powers[name].body, ctx=ctx, action=True)
-            results.append((below + (moved, played), state, runs))
+            results.append((below + (moved, self.power_frame(name, user)), state, runs))
         return results
+
+    def power_frame(self, name: str, user) -> Frame:
+        """A power played by `user`: a complete action (action_end runs after it)."""
+        index = list(self.spec.powers).index(name)      # the power's number (symbolic.py's Indexes)
+        ctx = Ctx(user, user, z3.IntVal(index), z3.IntVal(0), (none_slot(), none_slot()), z3.IntVal(NONE))
+        return body_frame(f"power {name}", self.spec.powers[name].body, ctx=ctx, action=True)
+
+    def power_frames(self, name: str, user) -> tuple:
+        """The frames of a power played on its own, from any table (induction.py): the run stops
+        (`played`) once the power and its action_end are over."""
+        return Frame(f"power {name} played", (), kind="played"), self.power_frame(name, user)
 
     # -- moves ---------------------------------------------------------------------------------
     def apply(self, stop: Stop, kind: str, move: Ctx) -> list:

@@ -140,16 +140,16 @@ def prove_table(spec, edition, bounds, players: int, timeout_ms: int) -> TablePr
     warm_name = f"facts-{cache.digest(code_version(), repr((players, slots, bounds.held)))}.json"
     any_name = f"facts-{cache.digest(code_version(), repr(bounds.held))}.json"
     warm = _read_json(warm_name)
-    if not isinstance(warm, list):
+    if not isinstance(warm, dict):
         warm = _read_json(any_name)
     proved, failures, dropped = prove_at(spec, edition, Bounds(bounds.players, slots, bounds.held), players, solve,
-                                         warm if isinstance(warm, list) else None)
+                                         warm if isinstance(warm, dict) else None)
     cache.write(warm_name, json.dumps(dropped).encode("utf-8"))
     cache.write(any_name, json.dumps(dropped).encode("utf-8"))
     plain = []
     for failure in failures:
         decl = spec.invariants.get(failure.invariant.name) if failure.invariant is not None else None
-        witness = describe_model(failure.graph.start_state, failure.model) if failure.model is not None else None
+        witness = describe_model(failure.graph.shown_state(), failure.model) if failure.model is not None else None
         plain.append(InvariantFailure(decl.name if decl else None, failure.status,
                                       failure.where, failure.what, failure.moves(), failure.graph.start, witness))
     return TableProof(players, slots, proved, plain, queries[0], time.perf_counter() - started)
