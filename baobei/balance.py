@@ -277,6 +277,7 @@ def run_study(study: Study, *, workers: int = 1, ray: str | None = None, checkpo
     findings = analyse(study, state, levels)
     findings.seconds = time.perf_counter() - started
     findings.played_now = state.played - resumed_at
+    findings.sums = state.sides
     return findings
 
 
@@ -413,6 +414,7 @@ class Findings:
     finished: bool
     seconds: float = 0.0
     played_now: int = 0       # games per side played by this run (the rest came from the checkpoint)
+    sums: list = field(default_factory=list)    # each side's SideSums (the report's simulation figures)
 
     @property
     def settled(self) -> bool:

@@ -314,24 +314,42 @@ def _variants(config, requested: str | None) -> list[str]:
     return variants
 
 
-def _check_one(config, variant: str, bounds, args, proofs):
+def _check_one(config, variant: str, bounds, args, proofs, only_cached: bool = False):
+    """One variant's checks and random play. `only_cached`: from the cache alone (the answers and
+    the play pass), else NotCached (checker/answers.py) and the caller checks it in a worker."""
+    from baobei.checker.answers import Answers
     from baobei.checker.check import check
-    from baobei.checker.play import play_pass
+    from baobei.checker.play import cached_play, play_key, play_pass
     from baobei.dsl.loader import load_edition_for, load_spec
     from baobei.interpreter.rules import load_rules
     spec = load_spec(config, variant)
     edition = load_edition_for(config, spec)
     table_sizes = bounds.players - 1 if args.games > 0 else 0     # the play pass's steps
-    report = check(spec, edition, variant, bounds, args.timeout, proofs, extra_steps=table_sizes)
-    rules = load_rules(config, variant)
+    answers = Answers(enabled=not args.no_cache, only_cached=only_cached)
+    report = check(spec, edition, variant, bounds, args.timeout, proofs, extra_steps=table_sizes, answers=answers)
     if args.games > 0:
-        play_pass(report, rules, bounds.players, args.games, args.seed, args.failures)
+        key = play_key(spec, edition, bounds.players, args.games, args.seed) if not args.no_cache else None
+        if not cached_play(report, key, bounds.players, only_cached):
+            play_pass(report, load_rules(config, variant), bounds.players, args.games, args.seed, args.failures, key)
     else:
         report.play = "none (--games 0)"
     if args.emit and report.findings:
         from baobei.checker.scenarios import emit_findings
-        emit_findings(report, rules, args.emit)
+        emit_findings(report, load_rules(config, variant), args.emit)
     return report, spec.layers
+
+
+def _checked_from_the_cache(config, variants: list[str], bounds, args, proofs) -> list:
+    """Each variant's report when the cache answers all of its questions (None where it does not):
+    here, without starting a worker or building a formula."""
+    from baobei.checker.answers import NotCached
+    found = []
+    for variant, proof in zip(variants, proofs):
+        try:
+            found.append(None if args.no_cache else _check_one(config, variant, bounds, args, proof, only_cached=True))
+        except NotCached:
+            found.append(None)
+    return found
 
 
 def cmd_check(args) -> int:
@@ -349,7 +367,8 @@ def cmd_check(args) -> int:
         spec = load_spec(config, variant)
         specs.append((spec, load_edition_for(config, spec)))
     from baobei.coverage import coverage
-    passages = coverage(config)     # text only, no Z3: a broken uncited file fails here too, before any proof
+    # text only, no Z3: a broken uncited file fails here too, before any proof
+    passages = coverage(config, use_cache=not args.no_cache)
     if not args.json:
         print(f"proving the invariants of {', '.join(variants)} at 2 to {bounds.players} players; random play "
               f"from seed {args.seed}", flush=True)
@@ -357,10 +376,19 @@ def cmd_check(args) -> int:
     proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache, progress=shown)
     from baobei.checker.parallel import in_forked_workers
     from baobei.interpreter.progress import Phase
-    phase = Phase(f"checking {', '.join(variants)}", "checks", enabled=shown)
-    results = in_forked_workers(_check_one, [(config, v, bounds, args, p) for v, p in zip(variants, proofs)],
-                                on_progress=phase.progress)
-    phase.finish()
+    results = _checked_from_the_cache(config, variants, bounds, args, proofs)
+    missing = [index for index, found in enumerate(results) if found is None]
+    if len(missing) < len(variants):
+        phase = Phase(f"checking {', '.join(v for index, v in enumerate(variants) if index not in missing)}",
+                      "answers", enabled=shown)
+        phase.finish(f"{sum(found[0].answers for found in results if found is not None)} answers from the cache")
+    if missing:
+        phase = Phase(f"checking {', '.join(variants[index] for index in missing)}", "checks", enabled=shown)
+        made = in_forked_workers(_check_one, [(config, variants[index], bounds, args, proofs[index])
+                                              for index in missing], on_progress=phase.progress)
+        phase.finish()
+        for index, found in zip(missing, made):
+            results[index] = found
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  or any(status != "proved" for _, status, _ in report.invariants)
                  for report, _ in results) or not passages.ok
@@ -369,7 +397,8 @@ def cmd_check(args) -> int:
         print(json.dumps({"ok": not failed, "seconds": round(seconds, 2), "rules": config.as_json(), "seed": args.seed,
                           "variants": [
             {"variant": report.variant, "layers": layers, "edition": report.edition, "assumed": report.assumed,
-             "bounds": report.bounds, "queries": report.queries, "seconds": round(report.seconds, 2),
+             "bounds": report.bounds, "queries": report.queries, "answers": report.answers, "cached": report.cached,
+             "seconds": round(report.seconds, 2),
              "invariants": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.invariants],
              "proofs": report.proofs, "play": report.play,
              "claims": [{"name": n, "status": st, "loc": loc} for n, st, loc in report.claims],
@@ -382,7 +411,9 @@ def cmd_check(args) -> int:
         # every rulebook passage is cited by a rule or a scenario, or explained (spec/rulebooks/uncited.yaml)
         print("rulebook coverage (baobei rulebook --coverage):")
         print("\n".join(f"  {line}" for line in passages.lines()))
-        print(f"{'all holds' if not failed else 'FINDINGS'}: {len(variants)} variant(s) checked in {seconds:.1f} s")
+        answers, cached = sum(report.answers for report, _ in results), sum(report.cached for report, _ in results)
+        print(f"{'all holds' if not failed else 'FINDINGS'}: {len(variants)} variant(s) checked in {seconds:.1f} s "
+              f"({cached} of {answers} answers from the cache)")
     return 1 if failed else 0
 
 
@@ -493,17 +524,19 @@ def cmd_diff(args) -> int:
     edition = load_edition_for(config, spec_a)
     shown = _progress_shown(args)
     report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
-                  progress=shown, witnesses=args.witnesses)
+                  use_cache=not args.no_cache, progress=shown, witnesses=args.witnesses)
     if args.emit:
         from baobei.checker.scenarios import emit_witnesses
         from baobei.interpreter.rules import load_rules
-        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit, progress=shown)
+        emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit, progress=shown,
+                       use_cache=not args.no_cache)
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "rules": config.as_json(),
                           "bounds": report.bounds,
                           "added": report.added, "removed": report.removed, "changed": report.changed,
                           "differences": [f.as_json() for f in report.findings], "unknown": report.unknown,
+                          "answers": report.answers, "cached": report.cached, "queries": report.queries,
                           "unproved": report.unproved, "uncompared": report.uncompared},
                          indent=1))
     else:
@@ -526,7 +559,8 @@ def _diff_versions(args, config, started: float) -> int:
     variants = [args.variant] if args.variant else _variants(config, "all")
     shown = _progress_shown(args)
     reports = [compare_versions(old, new, variant, Bounds(args.players, args.slots), args.timeout,
-                                args.scenarios or [], args.games or [], args.emit, progress=shown)
+                                args.scenarios or [], args.games or [], args.emit, progress=shown,
+                                use_cache=not args.no_cache)
                for variant in variants]
     seconds = time.perf_counter() - started
     if args.json:
@@ -796,7 +830,8 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--failures", default=".", metavar="DIR",
                      help="where a round random play failed in is written as a scenario file (default: the "
                           "current folder)")
-    chk.add_argument("--no-cache", action="store_true", help="prove every invariant again, not from the cache")
+    chk.add_argument("--no-cache", action="store_true",
+                     help="prove, solve and play everything again, not from the cache (checker/answers.py)")
     chk.add_argument("--progress", action="store_true",
                      help="report each proof made on stderr (the default on a terminal)")
     _solver_options(chk)
@@ -815,6 +850,8 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("--emit", metavar="DIR", help="write each witness as a scenario file into DIR")
     dif.add_argument("--progress", action="store_true",
                      help="show each phase's progress on stderr (the default on a terminal)")
+    dif.add_argument("--no-cache", action="store_true",
+                     help="prove and solve everything again, not from the cache (checker/answers.py)")
     dif.add_argument("--witnesses", type=int, default=1, choices=range(1, 11), metavar="N",
                      help="up to N (1 to 10) distinct witnesses of each class, each on the smallest table that "
                           "shows it (default 1); --emit plays from the first one the search reaches")

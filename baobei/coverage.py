@@ -170,15 +170,19 @@ def read_uncited(path: Path, books: dict[str, Book]) -> list[Entry]:
     return entries
 
 
+def _project_variants(config) -> list[str]:
+    variants = ["fr", "de"] + [v for v in config.variants if v not in ("fr", "de")]
+    if config.default_variant not in variants:
+        variants.append(config.default_variant)
+    return variants
+
+
 def _spec_citations(config) -> list[tuple[str, str, str]]:
     """(book, quotation, who cites it) for every declaration of every variant of the project."""
     from baobei.dsl import ast
     from baobei.dsl.loader import load_spec
-    variants = ["fr", "de"] + [v for v in config.variants if v not in ("fr", "de")]
-    if config.default_variant not in variants:
-        variants.append(config.default_variant)
     found, seen = [], set()
-    for variant in variants:
+    for variant in _project_variants(config):
         spec = load_spec(config, variant)
         for table in (spec.families, spec.cards, spec.enums, spec.vars, spec.player_vars, spec.defines,
                       spec.decisions, spec.rules, spec.claims, spec.invariants, spec.procedures, spec.powers,
@@ -208,8 +212,54 @@ def scenario_folder(config) -> Path:
     return (config.config_dir or config.spec_dir.parent) / "tests" / "scenarios"
 
 
-def coverage(config) -> Coverage:
-    """Each rulebook's passages, which are cited, which explained, which neither."""
+def coverage(config, use_cache: bool = True) -> Coverage:
+    """Each rulebook's passages, which are cited, which explained, which neither. Kept in the
+    cache folder (dsl/cache.py) under a key made of everything it reads (coverage_key)."""
+    import pickle
+
+    from baobei.dsl import cache
+    key = coverage_key(config) if use_cache else None
+    data = cache.read(f"coverage-{key}.pickle") if key else None
+    if data is not None:
+        try:
+            found = pickle.loads(data)
+            if isinstance(found, Coverage):
+                return found
+        except Exception:  # noqa: BLE001 - a damaged entry is made again
+            pass
+    found = _coverage(config)
+    if key:
+        cache.write(f"coverage-{key}.pickle", pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    return found
+
+
+def coverage_key(config) -> str:
+    """What the coverage reads: the rulebooks, the uncited file, the scenario files (paths and
+    contents), every variant's spec files (their loader's key), the code, and the folder it runs
+    in (the passages' places are shown relative to it)."""
+    import hashlib
+    import os
+
+    from baobei.dsl import cache
+    from baobei.dsl.loader import load_spec
+    rulebooks = config.spec_dir / "rulebooks"
+    files = sorted(rulebooks.glob("*.txt")) + [rulebooks / UNCITED_NAME]
+    folder = scenario_folder(config)
+    if folder.is_dir():
+        files += sorted(folder.rglob("*.yaml"))
+    stamps = []
+    for path in files:
+        try:
+            stamps.append(f"{path} {hashlib.sha1(path.read_bytes()).hexdigest()}")
+        except OSError:
+            stamps.append(f"{path} absent")
+    from baobei.dsl import resolve
+    code = cache.sources_digest([Path(__file__), Path(resolve.__file__)])
+    specs = [load_spec(config, variant).key for variant in _project_variants(config)]
+    return cache.digest(code, os.getcwd(), str(config.spec_dir.resolve()), repr(specs), "\n".join(stamps))
+
+
+def _coverage(config) -> Coverage:
     rulebooks = config.spec_dir / "rulebooks"
     books = {path.stem: read_book(path) for path in sorted(rulebooks.glob("*.txt"))}
     for book, quote, who in _spec_citations(config) + _scenario_citations(scenario_folder(config)):

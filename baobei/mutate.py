@@ -12,14 +12,14 @@ by what the rules author has, cheapest first, and stops at the first that notice
    `check`'s proofs, which mutate does not repeat), or, asked last, `check` finds an overlap, a
    gap, a dead or masked rule, or a move never allowed that the spec does not have: **killed**
    by the check;
-4. otherwise the checker compares the mutant's decisions with the spec's (checker/diff.py) on
-   the tables where the spec's proved invariants hold — a mutant that decides every decision
-   there as the spec does plays the same rounds from the same setup, so it never meets another
-   table: nothing differs within the bounds — **equivalent**; something does — **surviving**,
-   with the diff's witness, and with
-   `--emit` a scenario file that passes on the spec and fails on the mutant (the missing test).
-   A change the comparison cannot reach (procedure, handler and power bodies, cards, edition
-   values) is never called equivalent: unnoticed, it is surviving.
+4. otherwise the checker compares the mutant with the spec (checker/diff.py): its decisions on
+   the tables where the spec's proved invariants hold, and what the procedures, handlers and
+   powers it touches do (checker/bodies.py) — a mutant that decides and acts there as the spec
+   does plays the same rounds from the same setup, so it never meets another table: nothing
+   differs within the bounds — **equivalent**; something does — **surviving**, with the diff's
+   witness, and with `--emit` a scenario file that passes on the spec and fails on the mutant
+   (the missing test). A change no comparison reaches (who sees which card, a body whose runs
+   leave the bounds) is never called equivalent: unnoticed, it is surviving.
 
 The score is killed / (killed + surviving). Mutants are judged side by side in worker
 processes (the pool of `simulate --workers`, or a Ray cluster); each process parses the spec
@@ -345,16 +345,13 @@ def _compare(suite: Suite, mutant: Rules, mutation: Mutation, options: Options, 
     from baobei.checker.report import witness_line
     from baobei.checker.symbolic import Bounds
     verdict.status = "surviving"
-    if mutation.decl_kind == "edition":
-        verdict.by = "an edition value: the checker compares rules under one edition, and nothing else notices"
-        return
     bounds = Bounds(options.players, options.slots)
     # Both sides assume the invariants the spec proves: where every decision of the mutant is the
     # spec's on the tables they allow, the two play the same rounds from the same setup, so they
     # only ever meet such tables (the mutant's other changes are never called equivalent).
     proved = [name for name in options.proved if name in mutant.spec.invariants]
     report = Differ(("spec", suite.rules.spec), ("mutant", mutant.spec), suite.rules.edition, bounds,
-                    options.timeout_ms, (proved, proved)).run()
+                    options.timeout_ms, (proved, proved), edition_b=mutant.edition).run()
     if report.findings:
         item = report.findings[0].classes[0]
         verdict.by = "the checker finds decisions that differ; no scenario, game or claim notices"
@@ -368,7 +365,7 @@ def _compare(suite: Suite, mutant: Rules, mutation: Mutation, options: Options, 
                       "), and no scenario, game or claim notices")
     else:
         verdict.status = "equivalent"
-        verdict.by = f"no decision differs ({bounds})"
+        verdict.by = f"no decision and no body differs ({bounds})"
 
 
 def _emit(report, suite: Suite, mutant: Rules, mutation: Mutation, folder: Path, cwd: str) -> str | None:

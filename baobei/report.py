@@ -72,6 +72,25 @@ def gather(config: Config, variant: str, players: int, games: int, seed: int, ag
     return figures
 
 
+def figures_of_study(findings, side: int, players: int, seed: int, agents: list[str]) -> Figures:
+    """A variant's simulation figures from the games the balance study played of it (baobei/
+    balance.py sums what the simulation counts: rounds, their turns and scores, BAO calls and
+    results, rounds ended by the second recycle, the opener's wins)."""
+    from baobei.interpreter.simulate import Stats
+    sums = findings.sums[side]
+    variant = (findings.study.a, findings.study.b)[side].label
+    turns = [value for value, count in sorted(sums.round_turns.counts.items()) for _ in range(count)]
+    scores = [value for value, count in sorted(sums.round_scores.counts.items()) for _ in range(count)]
+    games, rounds = sums.rounds.games, sums.rounds.a
+    opener = sums.seat_wins.get(1)
+    stats = Stats(variant, players, seed, list(agents), games=games, rounds=rounds, turns=sum(turns),
+                  seconds=findings.seconds / 2,      # both variants' games were played together
+                  bao_calls=sums.bao_calls.a, bao_cancelled=sums.bao_calls.a - sums.bao_success.b,
+                  bao_successes=sums.bao_success.a, final_phase_rounds=sums.second_recycle.a)
+    return Figures(variant, stats, turns, scores, opener.a if opener is not None else 0, games, rounds,
+                   sums.second_recycle.a)
+
+
 def _bar(done: int, total: int, label: str) -> None:
     width = 30
     filled = int(width * done / max(total, 1))
@@ -330,15 +349,22 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     phase.finish()
     differences = diff((variants[0], specs[variants[0]]), (variants[1], specs[variants[1]]),
                        editions[variants[0]], bounds, progress=progress) if len(variants) > 1 else None
-    figures = [gather(config, v, players, games, seed, agents, progress) for v in variants]
-    images = plots(figures, out)
     balance_games = games if balance_games is None else balance_games
     balance = None
     if len(variants) > 1 and balance_games:
         balance = balance_study(config, variants, balance_games, players, seed, agents, progress)
+    # the balance study plays seeded games of the first two variants with the simulation's settings:
+    # when it plays as many as the simulation would, its games are the simulation's (played once)
+    shared = balance is not None and balance.played == games
+    figures = [figures_of_study(balance, index, players, seed, agents) if shared and index < 2 else
+               gather(config, v, players, games, seed, agents, progress) for index, v in enumerate(variants)]
+    phase = Phase("drawing the plots", "plots", enabled=progress)
+    images = plots(figures, out)
+    if balance is not None:
         images.update(balance_plots(balance, out))
+    phase.finish(f"{len(images)} plots")
     document = Document(variants, specs, editions, checks, differences, figures, images,
-                        dict(games=games, players=players, seed=seed, agents=agents),
+                        dict(games=games, players=players, seed=seed, agents=agents, shared=shared),
                         time.perf_counter() - started, balance, config.config_dir or config.spec_dir.parent, out)
     path = out / ("report.html" if fmt == "html" else "report.md")
     path.write_text(document.html() if fmt == "html" else document.markdown(), encoding="utf-8")
@@ -367,7 +393,8 @@ class Document:
                   + "; ".join(f"{v}: {e.name} (assumed: {', '.join(e.assumed) or 'nothing'})"
                               for v, e in self.editions.items()) + "."),
             ("p", f"Simulation: {self.settings['games']} games per edition, {self.settings['players']} players, "
-                  f"agents {','.join(self.settings['agents'])}, seed {self.settings['seed']}. "
+                  f"agents {','.join(self.settings['agents'])}, seed {self.settings['seed']}"
+                  + (" (the balance study's games)" if self.settings.get("shared") else "") + ". "
                   f"Built in {self.seconds:.0f} s."),
         ])]
         sections.append(("Claims", [("table", ["claim"] + self.variants, self._claim_rows())]))

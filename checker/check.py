@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 
 import z3
 
@@ -20,12 +20,17 @@ from baobei.dsl.model import Spec, expr_text
 from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 
 from . import parallel
+from .answers import Answers, Assumptions, Cone, Reads, code_version, key_of, table_text
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
 from .witness import describe_model
 
 DEFAULT_TIMEOUT_MS = 20_000
+# whether invariants of variables alone can always hold (Checker.free): a small query, asked with
+# this limit whatever the checks' own, so that which invariants a question assumes never depends
+# on how busy the machine is
+FREE_TIMEOUT_MS = 20_000
 
 
 
@@ -84,6 +89,8 @@ class Report:
     invariants: list[tuple[str, str, str]] = field(default_factory=list)   # (name, proved/fails/unknown, loc)
     proofs: str = ""                                    # how the invariants were proved
     play: str = ""                                      # what the random-play pass played
+    answers: int = 0                                    # questions asked (answers.py)
+    cached: int = 0                                     # of them, answered from the cache
 
     @property
     def ok(self) -> bool:
@@ -91,49 +98,188 @@ class Report:
 
 
 class Checker:
+    """The checks of one spec. Each question (answers.py) is answered from the cache when it was
+    answered before, else by Z3: the symbolic situation and the translated rules are built only
+    when a question needs them, so a check answered wholly from the cache never builds them."""
+
     def __init__(self, spec: Spec, edition: Edition, bounds: Bounds = Bounds(), timeout_ms: int = DEFAULT_TIMEOUT_MS,
-                 variant: str = "", proved: list[str] = ()):
+                 variant: str = "", proved: list[str] = (), answers: Answers | None = None):
         self.spec = spec
         self.edition = edition
         self.bounds = bounds
         self.timeout_ms = timeout_ms
-        self.situation = Situation(spec, edition, bounds)
-        self.tr = Translator(spec, self.situation)
-        self.sites = analyse(spec)[0]
+        self.proved = list(proved)
+        self.answers = answers if answers is not None else Answers()
+        self.sites, _, self.resolving = analyse(spec)
         self.report = Report(variant, str(bounds), edition=edition.name, assumed=list(edition.assumed))
-        self.base = self.situation.constraints() + [self.tr.expr(spec.invariants[name].expr) for name in proved]
         self.models: dict[str, list] = {}   # satisfying situations found so far, by decision
+        self.reads = Reads(spec)
+        self.assumptions = Assumptions.of(self.reads, self.proved)
+        self.undecided = 0                  # queries Z3 could not decide (an answer with one is not kept)
+        self._assumed: list[str] | None = None   # the invariants the question being solved assumes
+        self._free: dict[tuple, bool] = {}
+
+    # -- built when a question is solved -------------------------------------------------------
+    @cached_property
+    def situation(self) -> Situation:
+        return Situation(self.spec, self.edition, self.bounds)
+
+    @cached_property
+    def tr(self) -> Translator:
+        return Translator(self.spec, self.situation)
+
+    @cached_property
+    def constraints(self) -> list:
+        return self.situation.constraints()
+
+    @cached_property
+    def invariant_terms(self) -> dict:
+        return {name: self.tr.expr(self.spec.invariants[name].expr) for name in self.proved}
+
+    @cached_property
+    def base(self) -> list:
+        """The well-formed tables where every proved invariant holds."""
+        return self.constraints + [self.invariant_terms[name] for name in self.proved]
+
+    @cached_property
+    def small_table(self) -> list:
         s = self.situation
-        self.small_table = [s.np <= 3] + [n <= 3 for n in s.ns]
+        return [s.np <= 3] + [n <= 3 for n in s.ns]
+
+    @cached_property
+    def table(self) -> str:
+        return table_text(self.spec, self.edition, self.bounds)
 
     def new_solver(self, *terms):
         return new_solver(*terms, timeout_ms=self.timeout_ms)
 
-    # -- one query ------------------------------------------------------------------------------
+    def question_base(self) -> list:
+        """The base of the question being solved: the tables, and the invariants it assumes."""
+        if self._assumed is None:
+            return self.base
+        return self.constraints + [self.invariant_terms[name] for name in self._assumed]
+
+    # -- one question ---------------------------------------------------------------------------
+    def ask(self, shape: tuple, cone: Cone, compute, assume_all: bool = False) -> dict | None:
+        """The answer to a question: `shape` says what the code asks (with what it derives from the
+        spec for it), `cone` what it reads of the spec; compute() answers it with Z3 (a dict of
+        plain data, a witness under "witness"; None: undecided). From the cache when it was
+        answered before; kept when Z3 decided every query of it."""
+        assumed = list(self.proved) if assume_all else self.assumed_for(cone.vars)
+        invariants = Cone()
+        for name in assumed:
+            invariants.add(self.reads.of(self.spec.invariants[name]))
+        key = key_of(code_version(), self.timeout_ms, self.table, repr(shape), cone.entries, "assumed",
+                     invariants.entries)
+        found = self.answers.get(key)
+        if found is not None and found.get("witnessed"):
+            # a witness is a model of the question under every proved invariant: kept apart
+            kept = self.answers.get(self.witness_key(key))
+            found = {**found, "witness": kept["witness"]} if kept is not None else None
+        if found is not None:
+            self.answers.cached += 1
+            return found
+        self.answers.solved += 1
+        undecided, self._assumed = self.undecided, assumed
+        try:
+            answer = compute()
+        finally:
+            self._assumed = None
+        if answer is None or self.undecided != undecided:
+            return answer
+        witness = answer.get("witness")
+        if witness is not None:
+            self.answers.keep(self.witness_key(key), {"witness": witness})
+        kept = {name: value for name, value in answer.items() if name != "witness"}
+        self.answers.keep(key, {**kept, "witnessed": witness is not None})
+        return answer
+
+    def witness_key(self, key: str) -> str:
+        return key_of(key, "witness", self.every_invariant)
+
+    @cached_property
+    def every_invariant(self) -> set:
+        """What the proved invariants read: a witness is a model under all of them."""
+        everything = Cone()
+        for name in self.proved:
+            everything.add(self.reads.of(self.spec.invariants[name]))
+        return everything.entries
+
+    def assumed_for(self, variables: set) -> list[str]:
+        """The proved invariants a question reading these variables assumes (answers.Assumptions):
+        a group of invariants it leaves out must be free, or every question assumes it."""
+        while True:
+            names, left = self.assumptions.for_question(variables)
+            bound = [group for group in left if not self.free(group)]
+            if not bound:
+                return names
+            for group in bound:
+                self.assumptions.assume_always(group)
+
+    def free(self, group: tuple[list[str], set]) -> bool:
+        """Whether these invariants (of variables alone) can hold at every table size whatever the
+        rest of the table is: then a question that reads none of their variables has the same
+        answer with them as without. A query Z3 cannot decide: not free (they are assumed)."""
+        names = tuple(group[0])
+        if names not in self._free:
+            cone = Cone()
+            for name in names:
+                cone.add(self.reads.of(self.spec.invariants[name]))
+            key = key_of(code_version(), FREE_TIMEOUT_MS, self.table, "free", cone.entries)
+            found = self.answers.get(key)
+            if found is None:
+                found = {"free": self._satisfiable_everywhere(list(names))}
+                if found["free"] is not None:
+                    self.answers.keep(key, found)
+            self._free[names] = bool(found["free"])
+        return self._free[names]
+
+    def _satisfiable_everywhere(self, names: list[str]) -> bool | None:
+        """Each table size has a well-formed table where these invariants hold (None: unknown)."""
+        terms = [self.invariant_terms[name] for name in names]
+        for players in range(2, self.bounds.players + 1):
+            solver = new_solver(*self.constraints, *terms, self.situation.np == players, timeout_ms=FREE_TIMEOUT_MS)
+            self.report.queries += 1
+            result = solver.check()
+            if result != z3.sat:
+                return False if result == z3.unsat else None
+        return True
+
     def solve(self, assertions: list, what: str, witness: bool = False, likely: bool = False):
         """'sat' with its model, 'unsat', or 'unknown' (reported as a finding by the caller).
         `likely`: a situation is expected to exist; a small table is tried first, which is
-        quicker and, when it has one, answers the full question too."""
+        quicker and, when it has one, answers the full question too. A witness is a model under
+        every proved invariant, on the smallest table that has one."""
+        base = self.question_base()
         if likely:
-            solver = self.new_solver(*self.base, *assertions, *self.small_table)
+            solver = self.new_solver(*base, *assertions, *self.small_table)
             self.report.queries += 1
             if solver.check() == z3.sat:
                 model = solver.model()
                 self.models.setdefault(what.split(":")[0], []).append(model)
                 return "sat", model
-        solver = self.new_solver(*self.base, *assertions)
+        solver = self.new_solver(*base, *assertions)
         self.report.queries += 1
         result = solver.check()
         model = solver.model() if result == z3.sat else None
         reason = solver.reason_unknown() if result == z3.unknown else ""
         if result == z3.sat:
             self.models.setdefault(what.split(":")[0], []).append(model)
-            return "sat", (self.smaller(assertions) or model) if witness else model
+            return "sat", (self.smaller(assertions) or self.whole_model(base, assertions, model)) if witness else model
         if result == z3.unsat:
             return "unsat", None
+        self.undecided += 1
         self.report.findings.append(Finding("unknown", what, f"Z3 could not decide this query ({reason})",
                                             query=what))
         return "unknown", None
+
+    def whole_model(self, base: list, assertions: list, model):
+        """A model under every proved invariant (the question's base may assume fewer)."""
+        if len(base) == len(self.base):
+            return model
+        solver = self.new_solver(*self.base, *assertions)
+        self.report.queries += 1
+        return solver.model() if solver.check() == z3.sat else model
 
     def smaller(self, assertions: list):
         """A model of the same query on the smallest table that has one (None: keep the first)."""
@@ -141,6 +287,27 @@ class Checker:
 
     def witness(self, model, kind: str | None = None) -> dict:
         return describe_model(self.situation, model, kind)
+
+    def answer(self, assertions: list, what: str, kind: str | None = None, witness: bool = True,
+               likely: bool = False) -> dict:
+        """One query's answer as plain data: its status, and the witness of a satisfiable one."""
+        status, model = self.solve(assertions, what, witness, likely)
+        found = {"status": status}
+        if witness and status == "sat":
+            found["witness"] = self.witness(model, kind)
+        return found
+
+    # -- the contexts: where a decision is judged -------------------------------------------------
+    def move_context(self, kind: str) -> list:
+        return self.situation.move_shape(kind) + [kind_context(self.situation, self.sites, kind)]
+
+    def move_where(self, kind: str) -> str:
+        """What move_context reads of the spec: where a move of this kind is asked."""
+        return f"move {kind} asked at {[(site.power, site.asked) for site in self.sites if kind in site.kinds]}"
+
+    def resolve_where(self) -> str:
+        """What resolve_context reads of the spec: the powers running where powers are resolved."""
+        return f"resolving powers in {sorted({str(power) for power in self.resolving})}"
 
     # -- the checks ----------------------------------------------------------------------------------
     def stages(self, claims: bool = True) -> list:
@@ -161,43 +328,49 @@ class Checker:
             stage()
             parallel.step()
         self.report.readings = [RuleInfo.of(decl) for decl in self.spec.readings()]
+        self.report.answers = self.answers.cached + self.answers.solved
+        self.report.cached = self.answers.cached
         self.report.seconds = time.perf_counter() - started
         return self.report
 
-    def move_context(self, kind: str) -> list:
-        return self.situation.move_shape(kind) + [kind_context(self.situation, self.sites, kind)]
-
     def check_legality(self, kind: str) -> None:
         rules = self.spec.first_match(self.spec.legality_rules(kind))
-        context = self.move_context(kind)
-        conditions = [self.tr.condition(r) for r in rules]
+        where = self.move_where(kind)
         decision = f"legal {kind}"
-        for i, rule in enumerate(rules):
+
+        def condition(rule):
+            return self.tr.condition(rule)
+        for rule in rules:
             if rule.level == 0:
                 continue
-            self.dead_or_masked(decision, rule, context + [conditions[i]], self.stronger(rule, rules, conditions),
-                                kind)
+            self.dead_or_masked(decision, rule, self.spec.stronger(rule, rules), where,
+                                lambda: self.move_context(kind), condition, kind)
         for i, first in enumerate(rules):
-            for j in range(i + 1, len(rules)):
-                second = rules[j]
+            for second in rules[i + 1:]:
                 if not self.may_overlap(first, second) or first.body.allow == second.body.allow:
                     continue
-                higher = self.stronger(first, rules, conditions) + self.stronger(second, rules, conditions)
-                extra = [z3.Not(z3.Or(higher))] if higher else []
-                status, model = self.solve(context + [conditions[i], conditions[j]] + extra,
-                                           f"{decision}: do {first.name} and {second.name} overlap", True)
-                if status == "sat":
+                higher = self.spec.stronger(first, rules) + self.spec.stronger(second, rules)
+
+                def overlap(first=first, second=second, higher=higher):
+                    extra = [z3.Not(z3.Or([condition(r) for r in higher]))] if higher else []
+                    return self.answer(self.move_context(kind) + [condition(first), condition(second)] + extra,
+                                       f"{decision}: do {first.name} and {second.name} overlap", kind)
+                found = self.ask(("overlap", decision, first.name, second.name, [r.name for r in higher], where),
+                                 self.reads.of(first, second, *higher), overlap)
+                if found is not None and found["status"] == "sat":
                     self.add("overlap", decision,
                              f"{first.name} {'allows' if first.body.allow else 'refuses'} and {second.name} "
                              f"{'allows' if second.body.allow else 'refuses'} the same move, with no precedence "
-                             f"between them (both are {first.level_name}s)", [first, second],
-                             self.witness(model, kind))
+                             f"between them (both are {first.level_name}s)", [first, second], found["witness"])
         if not any(r.level == 0 for r in rules):
-            status, model = self.solve(context + [z3.Not(z3.Or(conditions))] if conditions else context,
-                                       f"{decision}: is it always decided", True)
-            if status == "sat":
-                self.add("gap", decision, f"no rule decides whether {kind} is legal here", rules,
-                         self.witness(model, kind))
+            def gap():
+                conditions = [condition(r) for r in rules]
+                context = self.move_context(kind)
+                return self.answer(context + [z3.Not(z3.Or(conditions))] if conditions else context,
+                                   f"{decision}: is it always decided", kind)
+            found = self.ask(("gap", decision, [r.name for r in rules], where), self.reads.of(*rules), gap)
+            if found is not None and found["status"] == "sat":
+                self.add("gap", decision, f"no rule decides whether {kind} is legal here", rules, found["witness"])
 
     def asked_kinds(self) -> list[str]:
         """The move kinds some procedure asks for, but a decline (which a rulebook may refuse
@@ -207,39 +380,59 @@ class Checker:
 
     def check_ever_legal(self, kind: str) -> None:
         """A move the rules ask for must be legal somewhere it is asked."""
-        legal, _, rules = self.tr.legal(kind)
-        status, _ = self.solve(self.move_context(kind) + [legal], f"legal {kind}: is it ever legal", likely=True)
-        if status == "unsat":
+        def ever():
+            legal = self.tr.legal(kind)[0]
+            return self.answer(self.move_context(kind) + [legal], f"legal {kind}: is it ever legal",
+                               witness=False, likely=True)
+        found = self.ask(("ever legal", kind, self.move_where(kind)), self.reads.legal(kind), ever)
+        if found is not None and found["status"] == "unsat":
             self.add("never", f"legal {kind}", f"the rules ask for {kind} but never allow it where it is asked",
-                     rules)
-
-    def stronger(self, rule, rules: list, conditions: list) -> list:
-        """The conditions of the rules that decide before this one where both apply."""
-        return [conditions[rules.index(r)] for r in self.spec.stronger(rule, rules)]
+                     self.spec.first_match(self.spec.legality_rules(kind)))
 
     def may_overlap(self, a, b) -> bool:
         """Two rules of one level that no precedence orders: where both apply, nothing says which decides."""
         return a.level == b.level and not self.spec.settled(a, b)
 
-    def dead_or_masked(self, decision: str, rule, applies: list, higher: list, kind: str | None = None) -> None:
-        """A situation already found where the rule decides settles it; else one query when the rule
+    def dead_or_masked(self, decision: str, rule, higher: list, where: str, context, condition,
+                       kind: str | None = None, cone: Cone | None = None) -> None:
+        """Whether a rule ever decides (`higher`: the rules that decide before it where both apply;
+        `context()` and `condition(rule)` build the formulas, `where` says what the context reads).
+        A situation already found where the rule decides settles it; else one query when the rule
         can decide (the usual case), two otherwise."""
-        decides = z3.And(applies[-1], z3.Not(z3.Or(higher))) if higher else applies[-1]
-        for model in self.models.get(decision, []):
-            if z3.is_true(model.eval(decides, model_completion=True)):
-                return
-        if higher:
-            status, _ = self.solve(applies + [z3.Not(z3.Or(higher))], f"{decision}: can {rule.name} decide",
-                                   likely=True)
-            if status != "unsat":
-                return
-        status, _ = self.solve(applies, f"{decision}: can {rule.name} apply", likely=True)
-        if status == "unsat":
-            where = f" where {kind} can be asked" if kind else ""
-            self.add("dead", decision, f"rule {rule.name} never applies{where}", [rule])
-        elif status == "sat" and higher:
+        def compute():
+            applies = context() + [condition(rule)]
+            above = [condition(r) for r in higher]
+            decides = z3.And(applies[-1], z3.Not(z3.Or(above))) if above else applies[-1]
+            assumed = z3.And(decides, *[self.invariant_terms[name] for name in self._assumed])
+            for model in self.models.get(decision, []):
+                if z3.is_true(model.eval(assumed, model_completion=True)):
+                    return {"status": "decides"}
+            if above:
+                status, _ = self.solve(applies + [z3.Not(z3.Or(above))], f"{decision}: can {rule.name} decide",
+                                       likely=True)
+                if status != "unsat":
+                    return {"status": "decides"} if status == "sat" else None
+            status, _ = self.solve(applies, f"{decision}: can {rule.name} apply", likely=True)
+            if status == "unknown":
+                return None
+            return {"status": "dead" if status == "unsat" else "masked" if above else "decides"}
+        read = self.reads.of(rule, *higher)
+        if cone is not None:
+            read.add(cone)
+        found = self.ask(("dead or masked", decision, rule.name, [r.name for r in higher], where), read, compute)
+        if found is None:
+            return
+        if found["status"] == "dead":
+            where_asked = f" where {kind} can be asked" if kind else ""
+            self.add("dead", decision, f"rule {rule.name} never applies{where_asked}", [rule])
+        elif found["status"] == "masked":
             self.add("masked", decision, f"rule {rule.name} applies only where a rule that comes before it "
                                          f"decides instead: it never decides", [rule])
+
+    def fire_rules(self, role: str) -> list:
+        """The fire rules of a role and the defaults, in the order they are tried (Translator.fire)."""
+        return self.spec.first_match([r for r in self.spec.fire_rules() if isinstance(r.body.role, ast.NoneLit)
+                                      or expr_text(r.body.role) == role])
 
     def check_fire(self) -> None:
         roles = []
@@ -248,121 +441,172 @@ class Checker:
                 text = expr_text(rule.body.role)
                 if text not in roles:
                     roles.append(text)
-        context = [resolve_context(self.situation, self.spec)]
+        where = self.resolve_where()
+
+        def context():
+            return [resolve_context(self.situation, self.spec)]
+
+        def condition(rule):
+            return self.tr.condition(rule)
         outcomes = {}
         for role in roles:
-            winner, rules = self.tr.fire(role)
-            outcomes[role] = (winner, rules)
+            rules = self.fire_rules(role)
+            outcomes[role] = rules
             real = [r for r in rules if not isinstance(r.body.role, ast.NoneLit)]
-            conditions = {id(r): self.tr.condition(r) for r in rules}
             decision = f"fire {role}"
             for rule in real:
-                higher = [conditions[id(r)] for r in self.spec.stronger(rule, rules)]
-                self.dead_or_masked(decision, rule, context + [conditions[id(rule)]], higher)
+                self.dead_or_masked(decision, rule, self.spec.stronger(rule, rules), where, context, condition)
             for i, a in enumerate(real):
                 for b in real[i + 1:]:
                     if not self.may_overlap(a, b):
                         continue
-                    differ = z3.Or(self.tr.expr(a.body.user) != self.tr.expr(b.body.user),
-                                   z3.BoolVal(a.body.rank != b.body.rank))
-                    status, model = self.solve(context + [conditions[id(a)], conditions[id(b)], differ],
-                                               f"{decision}: do {a.name} and {b.name} overlap", True)
-                    if status == "sat":
+
+                    def overlap(a=a, b=b, decision=decision):
+                        differ = z3.Or(self.tr.expr(a.body.user) != self.tr.expr(b.body.user),
+                                       z3.BoolVal(a.body.rank != b.body.rank))
+                        return self.answer(context() + [condition(a), condition(b), differ],
+                                           f"{decision}: do {a.name} and {b.name} overlap")
+                    found = self.ask(("overlap", decision, a.name, b.name, where), self.reads.of(a, b), overlap)
+                    if found is not None and found["status"] == "sat":
                         self.add("overlap", decision, f"{a.name} and {b.name} both fire {role} but for different "
-                                                      f"players or at different ranks", [a, b], self.witness(model))
+                                                      f"players or at different ranks", [a, b], found["witness"])
         # which power comes first: two roles firing powers at the same rank is undecided
         for i, a in enumerate(roles):
             for b in roles[i + 1:]:
-                wa, ra = outcomes[a]
-                wb, rb = outcomes[b]
+                ra, rb = outcomes[a], outcomes[b]
                 for x, rule_a in enumerate(ra):
                     for y, rule_b in enumerate(rb):
                         if isinstance(rule_a.body.role, ast.NoneLit) or isinstance(rule_b.body.role, ast.NoneLit):
                             continue
                         if rule_a.body.rank != rule_b.body.rank:
                             continue
-                        card_a, card_b = self.tr.expr(rule_a.body.role), self.tr.expr(rule_b.body.role)
-                        status, model = self.solve(context + [wa == x, wb == y,
-                                                              self.tr.card_attr(card_a, "power") != NONE,
-                                                              self.tr.card_attr(card_b, "power") != NONE],
-                                                   f"order of {a} and {b}", True)
-                        if status == "sat":
+
+                        def order(a=a, b=b, x=x, y=y, rule_a=rule_a, rule_b=rule_b):
+                            (wa, rules_a), (wb, rules_b) = self.tr.fire(a), self.tr.fire(b)
+                            assert rules_a == ra and rules_b == rb, "the fire rules of a role, in their order"
+                            card_a, card_b = self.tr.expr(rule_a.body.role), self.tr.expr(rule_b.body.role)
+                            return self.answer(context() + [wa == x, wb == y,
+                                                            self.tr.card_attr(card_a, "power") != NONE,
+                                                            self.tr.card_attr(card_b, "power") != NONE],
+                                               f"order of {a} and {b}")
+                        read = self.reads.of()
+                        read.add(self.reads.fires(a))
+                        read.add(self.reads.fires(b))
+                        found = self.ask(("order", a, b, x, y, where), read, order)
+                        if found is not None and found["status"] == "sat":
                             self.add("gap", "order of powers",
                                      f"{a} and {b} fire at the same rank {rule_a.body.rank}: no rule decides "
-                                     f"which power comes first", [rule_a, rule_b], self.witness(model))
+                                     f"which power comes first", [rule_a, rule_b], found["witness"])
 
     def check_value(self, name: str) -> None:
         decl = self.spec.decisions[name]
         rules = self.spec.first_match(self.spec.value_rules(name))
-        args, context = self.situation.decision_arguments(decl, "arg")
         decision = f"value {name}"
-        conditions = [self.tr.condition(r, args) for r in rules]
-        values = [self.tr.expr(r.body.value, self.tr.rule_env(r, args)) for r in rules]
-        for i, rule in enumerate(rules):
-            self.dead_or_masked(decision, rule, context + [conditions[i]], self.stronger(rule, rules, conditions))
+        arguments: list = []        # the decision's symbolic arguments, made once, when needed
+
+        def context():
+            if not arguments:
+                arguments.append(self.situation.decision_arguments(decl, "arg"))
+            return list(arguments[0][1])
+
+        def condition(rule):
+            context()
+            return self.tr.condition(rule, arguments[0][0])
+
+        def value(rule):
+            args = arguments[0][0]
+            return self.tr.expr(rule.body.value, self.tr.rule_env(rule, args))
+        where = f"arguments of {name}"
+        declared = self.reads.of(decl)
+        for rule in rules:
+            self.dead_or_masked(decision, rule, self.spec.stronger(rule, rules), where, context, condition,
+                                cone=declared)
         for i, a in enumerate(rules):
-            for j in range(i + 1, len(rules)):
-                b = rules[j]
+            for b in rules[i + 1:]:
                 if not self.may_overlap(a, b):
                     continue
-                higher = self.stronger(a, rules, conditions) + self.stronger(b, rules, conditions)
-                differ = z3.Not(self.tr.equal(values[i], values[j], decl.type))
-                status, model = self.solve(context + [conditions[i], conditions[j], differ] +
-                                           ([z3.Not(z3.Or(higher))] if higher else []),
-                                           f"{decision}: do {a.name} and {b.name} overlap", True)
-                if status == "sat":
+                higher = self.spec.stronger(a, rules) + self.spec.stronger(b, rules)
+
+                def overlap(a=a, b=b, higher=higher):
+                    differ = z3.Not(self.tr.equal(value(a), value(b), decl.type))
+                    above = [condition(r) for r in higher]
+                    return self.answer(context() + [condition(a), condition(b), differ] +
+                                       ([z3.Not(z3.Or(above))] if above else []),
+                                       f"{decision}: do {a.name} and {b.name} overlap")
+                found = self.ask(("overlap", decision, a.name, b.name, [r.name for r in higher], where),
+                                 self.reads.of(decl, a, b, *higher), overlap)
+                if found is not None and found["status"] == "sat":
                     self.add("overlap", decision, f"{a.name} and {b.name} both decide {name} with different "
-                                                  f"values", [a, b], self.witness(model))
+                                                  f"values", [a, b], found["witness"])
         if not any(r.level == 0 for r in rules):
-            status, model = self.solve(context + ([z3.Not(z3.Or(conditions))] if conditions else []),
-                                       f"{decision}: is it always decided", True)
-            if status == "sat":
-                self.add("gap", decision, f"no rule decides {name} here", rules or [decl], self.witness(model))
+            def gap():
+                conditions = [condition(r) for r in rules]
+                return self.answer(context() + ([z3.Not(z3.Or(conditions))] if conditions else []),
+                                   f"{decision}: is it always decided")
+            found = self.ask(("gap", decision, [r.name for r in rules], where), self.reads.of(decl, *rules), gap)
+            if found is not None and found["status"] == "sat":
+                self.add("gap", decision, f"no rule decides {name} here", rules or [decl], found["witness"])
 
     def check_placement(self) -> None:
         """Where does an added card go: wherever a player must place a card, some slot is legal."""
         kind = "place"
         if not any(kind in site.kinds for site in self.sites):
             return
-        s = self.situation
-        legal, _, rules = self.tr.legal(kind)
-        target = s.targets[0]
-        options = []
-        for n in range(1, self.bounds.slots + 2):
-            candidate = z3.substitute(legal, (target.p, s.actor), (target.n, z3.IntVal(n)), (s.tc, z3.IntVal(1)),
-                                      (s.targets[1].p, z3.IntVal(NONE)), (s.targets[1].n, z3.IntVal(0)),
-                                      (s.chosen, z3.IntVal(NONE)))
-            options.append(z3.And(n <= s.slot_count(s.actor) + 1, candidate))
-        context = [kind_context(s, self.sites, kind), s.hc >= 1, s.slot_count(s.actor) < self.bounds.slots]
-        status, model = self.solve(context + [z3.Not(z3.Or(options))], "where does an added card go", True)
-        if status == "sat":
-            self.add("gap", "legal place", "a card must be placed, but no slot is legal for it", rules,
-                     self.witness(model, kind))
+
+        def placement():
+            s = self.situation
+            legal = self.tr.legal(kind)[0]
+            target = s.targets[0]
+            options = []
+            for n in range(1, self.bounds.slots + 2):
+                candidate = z3.substitute(legal, (target.p, s.actor), (target.n, z3.IntVal(n)), (s.tc, z3.IntVal(1)),
+                                          (s.targets[1].p, z3.IntVal(NONE)), (s.targets[1].n, z3.IntVal(0)),
+                                          (s.chosen, z3.IntVal(NONE)))
+                options.append(z3.And(n <= s.slot_count(s.actor) + 1, candidate))
+            context = [kind_context(s, self.sites, kind), s.hc >= 1, s.slot_count(s.actor) < self.bounds.slots]
+            return self.answer(context + [z3.Not(z3.Or(options))], "where does an added card go", kind)
+        found = self.ask(("placement", self.move_where(kind)), self.reads.legal(kind), placement)
+        if found is not None and found["status"] == "sat":
+            self.add("gap", "legal place", "a card must be placed, but no slot is legal for it",
+                     self.spec.first_match(self.spec.legality_rules(kind)), found["witness"])
 
     def check_claim(self, claim: ast.ClaimDecl) -> None:
         if isinstance(claim.expr, ast.Call) and claim.expr.ref == ("effects", None):
             return self.check_effects(claim)
         kinds = sorted(_legal_kinds(claim.expr))
-        context = []
-        for kind in kinds:
-            context += self.move_context(kind)
-        status, model = self.solve(context + [z3.Not(self.tr.expr(claim.expr))], f"claim {claim.name}", True)
+
+        def holds():
+            context = []
+            for kind in kinds:
+                context += self.move_context(kind)
+            return self.answer(context + [z3.Not(self.tr.expr(claim.expr))], f"claim {claim.name}",
+                               kinds[0] if kinds else None)
+        found = self.ask(("claim", [self.move_where(kind) for kind in kinds]), self.reads.of(claim), holds)
+        status = found["status"] if found is not None else "unknown"
         loc = str(claim.loc)
         if status == "unsat":
             self.report.claims.append((claim.name, "holds", loc))
         elif status == "sat":
             self.report.claims.append((claim.name, "fails", loc))
-            self.add("claim", f"claim {claim.name}", f"claim {claim.name} does not hold", [claim],
-                     self.witness(model, kinds[0] if kinds else None))
+            self.add("claim", f"claim {claim.name}", f"claim {claim.name} does not hold", [claim], found["witness"])
         else:
             self.report.claims.append((claim.name, "unknown", loc))
 
     def check_effects(self, claim: ast.ClaimDecl) -> None:
-        from .effects import effects_keep_cards
-        results = effects_keep_cards(self)
+        from .effects import EffectResult, effects_keep_cards, handlers_read
+
+        def compute():
+            results = effects_keep_cards(self)
+            if any(result.status == "unknown" for result in results):
+                self.undecided += 1         # an undecided result is never kept
+            return {"results": [result.__dict__ for result in results]}
+        read, where = handlers_read(self)
+        found = self.ask(("effects", where), read, compute, assume_all=True)
+        results = [EffectResult(**result) for result in found["results"]] if found is not None else []
         self.report.effects = results
         statuses = {r.status for r in results}
-        status = "fails" if "violated" in statuses else ("unknown" if "unknown" in statuses else "holds")
+        status = "fails" if "violated" in statuses else ("unknown" if "unknown" in statuses or found is None
+                                                         else "holds")
         self.report.claims.append((claim.name, status, str(claim.loc)))
         for result in results:
             if result.status == "violated":
@@ -388,15 +632,16 @@ def _legal_kinds(expr) -> set[str]:
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
           timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None, extra_steps: int = 0,
-          progress: bool = False) -> Report:
+          progress: bool = False, answers: Answers | None = None) -> Report:
     """The checks of one variant, assuming the invariants its proofs (proofs.py, made here when not
     given) proved at every table size; what they did not prove comes first among the findings.
     `extra_steps`: the progress steps the caller makes after these (Checker.run); `progress`: show
-    the proofs made here on stderr."""
+    the proofs made here on stderr; `answers`: where answers come from (default: the cache)."""
     from .proofs import prove_all, proved_everywhere
     if proofs is None:
-        proofs = prove_all([(spec, edition)], bounds, timeout_ms, progress=progress)[0]
-    checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs))
+        use_cache = answers is None or answers.enabled
+        proofs = prove_all([(spec, edition)], bounds, timeout_ms, use_cache, progress=progress)[0]
+    checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs), answers)
     add_proofs(checker.report, spec, proofs)
     return checker.run(extra_steps)
 

@@ -16,12 +16,15 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.edition import Edition
 from baobei.dsl.model import Spec, expr_text
-from baobei.dsl.schema import MOVE_KINDS
+from baobei.dsl.schema import MOVE_KINDS, REQUIRED_DEFINES
 from baobei.dsl.unparse import declaration
 from baobei.interpreter.progress import Phase
 
 from . import parallel
+from .answers import Answers, Reads, job_key
+from .bodies import BodyComparer, bodies, knowledge, signature, statement_exprs
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
+from .execute import derived
 from .parallel import in_forked_workers
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
@@ -90,30 +93,52 @@ class DiffReport:
     unproved: list[str] = field(default_factory=list)    # invariants not proved inductive: not assumed
     uncompared: list[str] = field(default_factory=list)  # changes the comparison of decisions cannot reach
     queries: int = 0
+    answers: int = 0                                      # decisions compared (one answer each)
+    cached: int = 0                                       # of them, from the cache (checker/answers.py)
     seconds: float = 0.0
 
 
 class Differ:
     def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ()),
-                 witnesses: int = 1):
+                 witnesses: int = 1, answers: Answers | None = None, edition_b: Edition | None = None):
         """`witnesses`: how many distinct witnesses to give of each class (different tables, moves
-        or references), each on the smallest table that shows it."""
+        or references), each on the smallest table that shows it; `answers`: where the classes of
+        a decision come from (default: the cache, checker/answers.py); `edition_b`: the edition side
+        b plays with, when it is not `edition` (two versions of the edition file)."""
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
+        self.edition, self.proved = edition, proved
+        self.answers = answers if answers is not None else Answers()
         self.witnesses = max(1, witnesses)
         self.bounds = bounds
         self.timeout_ms = timeout_ms
-        self.situation = Situation(self.spec_a, edition, bounds)
+        same = edition_b is None or _values(edition_b) == _values(edition)
+        self.editions = (edition, edition if same else edition_b)
+        self.situation = Situation(self.spec_a, edition, bounds).with_variables_of(self.spec_b)
+        self.table_b, edition_facts = self.side_b_table()
         self.tr_a = Translator(self.spec_a, self.situation)
-        self.tr_b = Translator(self.spec_b, self.situation)
+        self.tr_b = Translator(self.spec_b, self.table_b)
         self.sites_a, self.sites_b = analyse(self.spec_a)[0], analyse(self.spec_b)[0]
         self.report = DiffReport(self.name_a, self.name_b, str(bounds))
-        self.base = self.situation.constraints() + \
+        self.wellformed = self.situation.constraints() + edition_facts
+        self.base = self.wellformed + \
             [self.tr_a.expr(self.spec_a.invariants[name].expr) for name in proved[0]] + \
             [self.tr_b.expr(self.spec_b.invariants[name].expr) for name in proved[1]]
         self.report.unproved = [f"{side}: {name}" for side, spec, names in ((self.name_a, self.spec_a, proved[0]),
                                                                           (self.name_b, self.spec_b, proved[1]))
                                 for name in spec.invariants if name not in names]
+
+    def side_b_table(self) -> tuple[Situation, list]:
+        """The table as side b reads it: the same table, with its edition's threshold and deal when
+        its edition differs (and a table both editions' counts allow)."""
+        a, b = self.editions
+        if b is a:
+            return self.situation, []
+        s = self.situation
+        ints = {**s.ints, "threshold": z3.Int("b_threshold"), "edition_deal": z3.Int("b_edition_deal")}
+        table = derived(s, ints=ints, edition=b)
+        return table, [ints["threshold"] == table._by_players(b.threshold),
+                       ints["edition_deal"] == table._by_players(b.deal)] + table._deck_counts()
 
     def solver(self, assertions: list) -> z3.Solver:
         return new_solver(*self.base, *assertions, timeout_ms=self.timeout_ms)
@@ -160,28 +185,56 @@ class Differ:
                 if self.spec_a.legality_rules(kind) or self.spec_b.legality_rules(kind)]
         jobs += [(self.fire, None)] + [(self.value, name) for name in self.spec_a.decisions
                                        if name in self.spec_b.decisions]
+        jobs += [(self.machinery, name) for name in self.machinery_changes()]
+        jobs += [(self.body, name) for name in self.body_changes()]
         # Two fixed halves, each in a forked worker: the same spec gives the same report on any
         # number of cores, and on two the queries run side by side.
         halves = [list(range(0, len(jobs), 2)), list(range(1, len(jobs), 2))]
-        found: dict[int, list[Difference]] = {}
         phase = Phase("comparing the decisions", "decisions", enabled=progress, planned=len(jobs))
-        for part, queries, unknown in in_forked_workers(self._run_jobs, [(jobs, half) for half in halves],
-                                                        on_progress=phase.progress):
+        not_compared = self.uncompared()
+        reads = (Reads(self.spec_a), Reads(self.spec_b))
+        keys = [job_key(self, reads, method, argument) for method, argument in jobs]
+        found = self.cached_jobs(keys)
+        phase.progress(0, len(found))
+        halves = [[index for index in half if index not in found] for half in halves]
+        halves = [half for half in halves if half]
+        for half, (part, queries, unknown, uncompared) in zip(halves, in_forked_workers(
+                self._run_jobs, [(jobs, half) for half in halves], on_progress=phase.progress)):
             found.update(part)
             self.report.queries += queries
             self.report.unknown += unknown
+            not_compared += uncompared
+            self.answers.solved += len(part)
+            if not unknown:      # a half with an undecided query keeps none of its answers
+                self.keep_jobs(keys, part)
+        self.report.answers, self.report.cached = len(jobs), len(jobs) - sum(len(half) for half in halves)
         self.report.differences = [d for index in sorted(found) for d in found[index]]
         phase.finish(f"{len(jobs)} decisions, {self.report.queries} queries")
         self.report.findings = self.group()
-        self.report.uncompared = self.uncompared()
+        self.report.uncompared = not_compared
         self.report.seconds = time.perf_counter() - started
         return self.report
+
+    def cached_jobs(self, keys: list) -> dict[int, list[Difference]]:
+        """The jobs whose classes the cache holds (job_key), by index."""
+        found = {}
+        for index, key in enumerate(keys):
+            kept = self.answers.get(key) if key else None
+            if kept is not None:
+                found[index] = [_restored(item, self) for item in kept["classes"]]
+                self.answers.cached += 1
+        return found
+
+    def keep_jobs(self, keys: list, part: dict[int, list[Difference]]) -> None:
+        for index, differences in part.items():
+            if keys[index]:
+                self.answers.keep(keys[index], {"classes": [_stored(d) for d in differences]})
 
     def _run_jobs(self, jobs: list, indexes: list[int]) -> tuple[dict, int, list]:
         """Runs these jobs (in a worker, or here one half after the other); their differences by
         job, the queries and the unknowns they added."""
         found = {}
-        queries, unknown = self.report.queries, len(self.report.unknown)
+        queries, unknown, uncompared = self.report.queries, len(self.report.unknown), len(self.report.uncompared)
         for index in indexes:
             method, argument = jobs[index]
             before = len(self.report.differences)
@@ -190,8 +243,10 @@ class Differ:
             parallel.step()
         added = self.report.unknown[unknown:]
         del self.report.unknown[unknown:]
+        not_compared = self.report.uncompared[uncompared:]
+        del self.report.uncompared[uncompared:]
         queries, self.report.queries = self.report.queries - queries, queries
-        return found, queries, added
+        return found, queries, added, not_compared
 
     # -- one rule difference, one finding ------------------------------------------------------
     def group(self) -> list[Finding]:
@@ -236,24 +291,97 @@ class Differ:
         for entry in self.report.added + self.report.removed + self.report.changed:
             kind, name = entry.split(" ")[:2]
             names.add(f"{kind} {name}")
-        return names
+        return names | self.edition_changes()
+
+    def edition_changes(self) -> set[str]:
+        """The edition values the two sides play with differently (two versions of the edition file)."""
+        a, b = self.editions
+        values = (("edition deal", a.deal, b.deal), ("edition threshold", a.threshold, b.threshold),
+                  ("edition deck", a.deck, b.deck))
+        return {label for label, x, y in values if x != y}
 
     def uncompared(self) -> list[str]:
-        """The changes whose effect the comparison of decisions does not reach: the bodies of
-        procedures, move handlers and powers (what they do is not a rule's decision), the cards
-        (those bodies read a card's family and value) and whatever else those bodies read."""
-        read_by_bodies: set = set()
-        for spec in (self.spec_a, self.spec_b):
-            for items in (spec.procedures, spec.powers, spec.handlers):
-                for decl in items.values():
-                    exprs = [e for stmt in ast.walk_statements(decl.body) for e in _statement_exprs(stmt)]
-                    _reads_exprs(spec, exprs, read_by_bodies)
+        """The changes no comparison reaches: a variable's declaration (what a round starts with),
+        an enum, and who comes to see which card (the symbolic table does not model knowledge)."""
         found = []
         for entry in self.report.added + self.report.removed + self.report.changed:
             kind, name = entry.split(" ")[:2]
-            if kind in ("procedure", "power", "on", "card") or f"{kind} {name}" in read_by_bodies:
+            if kind in ("var", "enum"):
                 found.append(entry)
+        a, b = bodies(self.spec_a), bodies(self.spec_b)
+        for name in list(dict.fromkeys(list(a) + list(b))):
+            if knowledge(a.get(name)) != knowledge(b.get(name)):
+                found.append(f"{name}: who comes to see which card (what players know is not compared)")
+        if "edition deck" in self.edition_changes():
+            found.append("edition deck: which cards are in play (the comparisons judge tables both decks allow; "
+                         "the claims and recorded games judge the deck)")
         return found
+
+    # -- what bodies and the machinery do ----------------------------------------------------------
+    def body_changes(self) -> list[str]:
+        """The bodies whose behaviour may differ: the text of one of the declarations it is made of
+        (bodies.signature) differs. A handler or power only one side has is compared with doing
+        nothing; a procedure only one side has runs where a compared body calls it."""
+        a, b = bodies(self.spec_a), bodies(self.spec_b)
+        self.body_causes: dict[str, set[str]] = {}
+        for name in dict.fromkeys(list(a) + list(b)):
+            if name.startswith("procedure ") and (name not in a or name not in b):
+                continue
+            sa = signature(self.spec_a, a[name], self.editions[0]) if name in a else {name: ""}
+            sb = signature(self.spec_b, b[name], self.editions[1]) if name in b else {name: ""}
+            causes = {key for key in set(sa) | set(sb) if sa.get(key) != sb.get(key)}
+            if causes:
+                self.body_causes[name] = causes
+        return list(self.body_causes)
+
+    def body(self, name: str) -> None:
+        """The classes where the two versions of a body differ (bodies.BodyComparer)."""
+        comparer = BodyComparer((self.spec_a, self.spec_b), (self.name_a, self.name_b),
+                                (self.situation, self.table_b), (self.tr_a, self.tr_b), self.editions, self.bounds,
+                                self.timeout_ms, self.proved, self.wellformed)
+        found = comparer.compare(name, (self.sites_a, self.sites_b))
+        self.report.queries += found.queries
+        self.report.unknown += found.unknown
+        self.report.uncompared += found.incomplete
+        decls = (bodies(self.spec_a).get(name), bodies(self.spec_b).get(name))
+        infos = [replace(RuleInfo.of(decl), name=name) if decl is not None else None for decl in decls]
+        for item in found.classes:
+            rules = {side: [info] if info is not None else [] for side, info in zip((self.name_a, self.name_b), infos)}
+            self.report.differences.append(Difference(
+                f"body {name}", item.message, rules, describe_model(item.table, item.model, item.kind), item.kind,
+                causes=set(self.body_causes.get(name, ()))))
+
+    def machinery_changes(self) -> list[str]:
+        """The definitions the machinery reads (who plucks first, when a game ends, who wins, ...)
+        whose value may differ: the text of what they read differs."""
+        return [name for name in REQUIRED_DEFINES if self.define_causes(name)]
+
+    def define_causes(self, name: str) -> set[str]:
+        """The declarations (and edition values) a definition reads whose text differs between the
+        two sides."""
+        da, db = self.spec_a.defines.get(name), self.spec_b.defines.get(name)
+        if da is None or db is None:
+            return set()
+        sa = signature(self.spec_a, da, self.editions[0], [da.body])
+        sb = signature(self.spec_b, db, self.editions[1], [db.body])
+        return {key for key in set(sa) | set(sb) if sa.get(key) != sb.get(key)}
+
+    def machinery(self, name: str) -> None:
+        """A definition the machinery reads, as a value: where the two give another."""
+        decl = self.spec_a.defines[name]
+        args, context = self.situation.decision_arguments(decl, "diff")
+        value_a, value_b = self.tr_a.define(name, args), self.tr_b.define(name, args)
+        type_ = decl.body.type
+        differ = z3.Not(self.tr_a.equal(value_a, value_b, type_))
+        for models, _ in self.classes(context + [differ], [], f"value {name}"):
+            def message(model) -> str:
+                read = Reader(self.situation, model)
+                shown = ", ".join(read.shown(a, p.type) for p, a in zip(decl.params, args))
+                call = f"{name}({shown})" if decl.params else name
+                return f"{call} is {read.shown(value_a, type_)} in {self.name_a} and " \
+                       f"{read.shown(value_b, type_)} in {self.name_b}"
+            self.add(f"value {name}", message, decl, self.spec_b.defines[name], models)
+            self.report.differences[-1].causes = self.define_causes(name)
 
     def cone(self, rule_name: str) -> set[str]:
         """The declarations a rule's decision reads, in both rule sets."""
@@ -303,7 +431,7 @@ class Differ:
                     user = z3.If(chosen, tr.expr(rule.body.user), user)
                     rank = z3.If(chosen, rule.body.rank, rank)
                     card = z3.If(chosen, tr.expr(rule.body.role), card)
-                powered = z3.And(fires, self.tr_a.card_attr(card, "power") != NONE)
+                powered = z3.And(fires, tr.card_attr(card, "power") != NONE)
                 side[name] = (winner, rules, powered, user, rank)
             outcomes[role] = side
             (wa, ra, fa, ua, _), (wb, rb, fb, ub, _) = side[self.name_a], side[self.name_b]
@@ -352,9 +480,9 @@ class Differ:
             for models, (wa, wb) in self.classes(assertions, [win_a, win_b], f"value {name}"):
                 def message(model) -> str:
                     read = Reader(self.situation, model)
-                    shown = ", ".join(_shown(read, a, p.type) for p, a in zip(decl.params, args))
-                    return f"{name}({shown}) is {_shown(read, value_a, decl.type)} in {self.name_a} and " \
-                           f"{_shown(read, value_b, decl.type)} in {self.name_b}"
+                    shown = ", ".join(read.shown(a, p.type) for p, a in zip(decl.params, args))
+                    return f"{name}({shown}) is {read.shown(value_a, decl.type)} in {self.name_a} and " \
+                           f"{read.shown(value_b, decl.type)} in {self.name_b}"
                 self.add(f"value {name}", message, _rule(rules_a, wa), _rule(rules_b, wb), models)
                 self.report.differences[-1].read_by_rules = read_by_rules
             if any(d.decision == f"value {name}" for d in self.report.differences):
@@ -454,21 +582,28 @@ def _reads_exprs(spec: Spec, exprs: list, found: set) -> None:
             found.add(f"var {e.name}")
 
 
-def _statement_exprs(stmt) -> list:
-    """The expressions a statement holds itself (not those of the statements inside it)."""
-    found = []
+def _values(edition: Edition) -> tuple:
+    return edition.deck, edition.deal, edition.threshold
 
-    def collect(value):
-        if isinstance(value, ast.Expr):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                collect(item)
-        elif isinstance(value, ast.Asked):
-            collect(value.asker)
-    for item in fields(stmt):
-        collect(getattr(stmt, item.name))
-    return found
+
+def _stored(item: Difference) -> dict:
+    """A class as plain data for the cache: its rules by name (their places and citations are
+    read from the spec when it is shown again)."""
+    return {"decision": item.decision, "message": item.message,
+            "rules": [[side, [rule.name for rule in rules]] for side, rules in item.rules.items()],
+            "witness": item.witness, "kind": item.kind,
+            "causes": sorted(item.causes) if item.causes is not None else None,
+            "legal_in": item.legal_in, "read_by_rules": item.read_by_rules,
+            "more": [[message, witness] for message, witness in item.more]}
+
+
+def _restored(data: dict, differ: "Differ") -> Difference:
+    specs = {differ.name_a: differ.spec_a, differ.name_b: differ.spec_b}
+    rules = {side: [RuleInfo.of(specs[side].rules[name]) for name in names] for side, names in data["rules"]}
+    return Difference(data["decision"], data["message"], rules, data["witness"], data["kind"],
+                      causes=set(data["causes"]) if data["causes"] is not None else None, legal_in=data["legal_in"],
+                      read_by_rules=data["read_by_rules"],
+                      more=[(message, witness) for message, witness in data["more"]])
 
 
 def _rule(rules: list, index: int):
@@ -479,20 +614,15 @@ def _name(rule) -> str:
     return rule.name if rule is not None else "no rule (undecided)"
 
 
-def _shown(read, value, type_) -> str:
-    """A value as a scenario writes it: a player's name, a slot `Ben.2`, a card id, a number."""
-    shown = read.typed(value, type_)
-    if isinstance(shown, dict):        # a reference
-        return f"{shown['card']} ({shown['how']} by {shown['by']})"
-    return "none" if shown is None else str(shown).lower() if isinstance(shown, bool) else str(shown)
-
-
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
          timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False,
-         witnesses: int = 1) -> DiffReport:
-    """Assumes only the invariants each spec proves inductive (proofs.py) under the edition.
-    `progress`: show each phase's progress on stderr; `witnesses`: per class (Differ)."""
+         witnesses: int = 1, edition_b: Edition | None = None) -> DiffReport:
+    """Assumes only the invariants each spec proves inductive (proofs.py) under its edition
+    (`edition_b` for b, when it has another). `progress`: show each phase's progress on stderr;
+    `witnesses`: per class (Differ)."""
     from .proofs import prove_all, proved_everywhere
-    proofs = prove_all([(a[1], edition), (b[1], edition)], bounds, timeout_ms, use_cache, progress=progress)
+    editions = (edition, edition_b or edition)
+    proofs = prove_all([(a[1], editions[0]), (b[1], editions[1])], bounds, timeout_ms, use_cache, progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
-    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses).run(progress)
+    return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses, Answers(enabled=use_cache),
+                  edition_b).run(progress)

@@ -273,6 +273,22 @@ def _text(expr) -> str:
     return unparse(expr)
 
 
+def handlers_read(checker) -> tuple:
+    """What effects_keep_cards reads of the spec (answers.py): every move handler and procedure
+    (a handler calls procedures; each result names a statement's place, so the places are read
+    too), and the legality of each handled move with where it is asked."""
+    spec = checker.spec
+    bodies = [*spec.handlers.values(), *spec.procedures.values()]
+    cone = checker.reads.of(*bodies)
+    where = [f"{decl.kind} {decl.name} at " + " ".join(str(stmt.loc) for stmt in ast.walk_statements(decl.body))
+             for decl in bodies]
+    for kind in spec.handlers:
+        if spec.legality_rules(kind):
+            cone.add(checker.reads.legal(kind))
+            where.append(checker.move_where(kind))
+    return cone, where
+
+
 def effects_keep_cards(checker) -> list[EffectResult]:
     results = primitives_conserve(len(checker.situation.ix.cards), checker.timeout_ms)
     for kind, handler in checker.spec.handlers.items():

@@ -8,7 +8,10 @@ calls; a move's handler pushed on the frame that asked for it; `resolve powers` 
 the fired powers by rank; `procedure recycle` when a draw meets an empty pile;
 `procedure action_end` after every complete action. A run stops where the game waits for
 a move (an `ask` with a possible move), at a cut point (a loop whose body asks, where
-induction takes over), or at the end of the round.
+induction takes over), or at the end of the round. For induction (`cut_powers`), a run
+also stops where a queued power is about to be played (`power`: the frames of the turn,
+the queue moved on to that power), and a power played on its own (`power_frames`) stops
+once it and its `action_end` are over (`played`): induction.py proves the powers apart.
 
 Branches of `if` become path conditions. Every primitive's precondition becomes a proof
 obligation on its path. Two things are over-approximated, which is sound for proofs: the
@@ -26,7 +29,7 @@ import z3
 from baobei.dsl import ast, schema
 from baobei.dsl.model import Spec
 
-from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, none_slot
+from .symbolic import NONE, ListV, RefV, Situation, SlotV, and_, eq_, ge_, if_, int_, ite, none_slot, not_, or_, truth
 from .translate import Translator
 
 # Moves whose every possible form can be listed when asking "is any move possible here":
@@ -107,6 +110,7 @@ def derived(s: Situation, **changes) -> Situation:
     copy = object.__new__(Situation)
     copy.__dict__.update(s.__dict__)         # the reads' memory is shared: its keys name what a read reads
     copy.__dict__.pop("_translator", None)     # a translator reads the situation it was made for
+    copy.__dict__.pop("_contexts", None)       # ... and so do the situations in a frame's context
     copy.__dict__.update(changes)
     return copy
 
@@ -116,15 +120,24 @@ def in_context(s: Situation, ctx: Ctx) -> Situation:
                    chosen=ctx.chosen)
 
 
-def set_cell(s: Situation, table, slot: SlotV, value):
-    return [[z3.If(z3.And(slot.p == i, slot.n == j + 1), value, table[i][j]) for j in range(len(table[i]))]
-            for i in range(len(table))]
+def set_cell(s: Situation, table, slot: SlotV, value, only=None):
+    """The table with the cell at the slot set (where `only` holds, when given): a cell the slot
+    plainly is not keeps its term."""
+    rows = []
+    for i, row in enumerate(table):
+        player = eq_(slot.p, i) if only is None else and_([only, eq_(slot.p, i)])
+        if truth(player) is False:
+            rows.append(list(row))
+            continue
+        rows.append([if_(and_([player, eq_(slot.n, j + 1)]), value, old) for j, old in enumerate(row)])
+    return rows
 
 
 def shift_held(s: Situation):
     """The held cards without the first."""
-    held = [z3.If(s.hc >= 1, following, z3.IntVal(NONE)) for following in s.held[1:]] + [z3.IntVal(NONE)]
-    return held, z3.If(s.hc >= 1, s.hc - 1, 0)
+    some = ge_(s.hc, 1)
+    held = [if_(some, following, int_(NONE)) for following in s.held[1:]] + [int_(NONE)]
+    return held, if_(some, s.hc - 1, int_(0))
 
 
 # ---- merging runs: the value of the run whose condition holds ------------------------------------
@@ -158,7 +171,7 @@ def merge_value(conds: list, values: list, default=None):
               for v in values]
     merged = filled[-1]
     for cond, value in zip(reversed(conds[:-1]), reversed(filled[:-1])):
-        merged = z3.If(cond, value, merged)
+        merged = if_(cond, value, merged)
     return merged
 
 
@@ -224,18 +237,63 @@ def merge_outcomes(outcomes: list, path: list):
     if len(outcomes) == 1:
         extra, frames, state = outcomes[0]
         return frames, state, path + extra
-    conds = [z3.And(extra) if extra else z3.BoolVal(True) for extra, _, _ in outcomes]
+    conds = [and_(extra) for extra, _, _ in outcomes]
     frames = merge_frames(conds, [f for _, f, _ in outcomes])
     state = merge_states(conds, [s for _, _, s in outcomes])
-    either = z3.Or(conds)
-    return frames, state, path if z3.is_true(z3.simplify(either)) else path + [either]
+    return frames, state, path if covers_everything(conds) else path + [or_(conds)]
+
+
+def covers_everything(conds: list) -> bool:
+    """Whether one of these conditions plainly always holds: each a conjunction of conditions a
+    branch took, so that the ways of an `if` (c, not c) or of nested ones cover everything. Decided
+    on the terms (a case split on each condition in turn), not by Z3's simplifier, which rewrote
+    the whole of every term each time; when not plain, the caller keeps the disjunction in the
+    path (true, and sound either way)."""
+    cubes = []
+    for cond in conds:
+        known = truth(cond)
+        if known is True:
+            return True
+        if known is False:
+            continue
+        cubes.append(frozenset(_literal(c) for c in _conjuncts(cond)))
+    return _tautology(cubes, [200])
+
+
+def _conjuncts(term) -> list:
+    if not z3.is_and(term):
+        return [term]
+    return [c for child in term.children() for c in _conjuncts(child)]
+
+
+def _literal(term) -> tuple:
+    """(the id of the condition, whether it holds or its negation does)."""
+    if z3.is_not(term):
+        return term.arg(0).get_id(), False
+    return term.get_id(), True
+
+
+def _tautology(cubes: list, budget: list) -> bool:
+    """Whether some cube holds whatever the conditions are (Shannon expansion on one condition of
+    the first cube); False when the budget of splits runs out (not plain)."""
+    if any(not cube for cube in cubes):
+        return True
+    if not cubes or budget[0] <= 0:
+        return False
+    budget[0] -= 1
+    condition, _ = next(iter(cubes[0]))
+    holds, fails = (condition, True), (condition, False)
+    return _tautology([c - {holds} for c in cubes if fails not in c], budget) and \
+        _tautology([c - {fails} for c in cubes if holds not in c], budget)
 
 
 # ---- outcomes ---------------------------------------------------------------------------
 
 @dataclass
 class Stop:
-    """Where a run ends: `ask` (the game waits), `cut` (a loop head), `over` (the round ended)."""
+    """Where a run ends: `ask` (the game waits), `cut` (a loop head), `over` (the round ended);
+    with `cut_powers`, `power` (a queued power about to be played) and `played` (a power played
+    on its own is over)."""
 
     what: str
     frames: tuple
@@ -270,6 +328,8 @@ class Executor:
         self.anytime = {kind for kind, decl in spec.handlers.items() if decl.anytime}
         # whether a path can happen (a solver's answer); None: every path is kept
         self.feasible = None
+        # induction: a queued power is not played where it is queued; the run stops there (`power`)
+        self.cut_powers = False
         self._plain: dict = {}       # term id -> (decided value, the term, kept alive with its id)
         self._asking: dict = {}      # id of a statement -> (whether it can reach an ask, the statement)
 
@@ -282,7 +342,17 @@ class Executor:
         return found
 
     def value(self, expr, s: Situation, frame: Frame):
-        return self.tr(in_context(s, frame.ctx)).expr(expr, frame.locals())
+        return self.tr(self.in_context(s, frame.ctx)).expr(expr, frame.locals())
+
+    @staticmethod
+    def in_context(s: Situation, ctx: Ctx) -> Situation:
+        """in_context(s, ctx), made once per context (with its translator, which remembers what it
+        translated: the frames of a run share their context, and the same expressions recur)."""
+        contexts = s.__dict__.setdefault("_contexts", {})
+        found = contexts.get(id(ctx))
+        if found is None:
+            found = contexts[id(ctx)] = (in_context(s, ctx), ctx)     # the context kept alive: its id stays its own
+        return found[0]
 
     def default(self, type_) -> object:
         return Translator.default(None, type_)
@@ -365,6 +435,8 @@ class Executor:
             return self.loop_again(below, frame, state, path)
         if frame.kind == "queue":
             return self.next_power(below, frame, state, path)
+        if frame.kind == "played":  # below a power played on its own: it and its action_end are over
+            return [Stop("played", below, state, path, where=frame.where)]
         if frame.kind == "reset":   # after action_end: the running action's changes are forgotten
             return [(below, derived(state, changed=[z3.BoolVal(False)] * len(state.changed)), path)]
         if frame.action:            # a complete action: the machinery runs procedure action_end
@@ -388,6 +460,9 @@ class Executor:
     def plainly(self, condition):
         """True or False when simplification decides the condition, else None (remembered per term:
         Z3 shares equal terms, and the same conditions come back on many paths)."""
+        constant = truth(condition)
+        if constant is not None:
+            return constant
         key = condition.get_id()
         known = self._plain.get(key)
         if known is None:
@@ -401,11 +476,11 @@ class Executor:
         taken = []
         for cond, body in stmt.branches:
             value = self.value(cond, state, frame)
-            branch = self.branch(path, z3.And([z3.Not(t) for t in taken] + [value]))
+            branch = self.branch(path, and_([not_(t) for t in taken] + [value]))
             if branch is not None:
                 results.append((frames + (self.block(frame, body),), state, branch))
             taken.append(value)
-        otherwise = self.branch(path, z3.And([z3.Not(t) for t in taken])) if taken else path
+        otherwise = self.branch(path, and_([not_(t) for t in taken])) if taken else path
         if otherwise is not None:
             results.append((frames + (self.block(frame, stmt.otherwise),), state, otherwise))
         return results
@@ -433,7 +508,7 @@ class Executor:
         if more is not None:
             running = replace(loop, index=0, position=position).with_env(**{loop.var: item})
             results.append((below + (running,), state, more))
-        absent = self.branch(path, z3.Not(guard))
+        absent = self.branch(path, not_(guard))
         if absent is not None:
             results.append((below + (replace(loop, index=len(loop.body), position=position),), state, absent))
         return results
@@ -446,7 +521,7 @@ class Executor:
     def loop_again(self, below: tuple, loop: Frame, state, path, first: bool = False) -> list:
         value = self.value(loop.cond, state, loop)
         results = []
-        done = self.branch(path, z3.Not(value))
+        done = self.branch(path, not_(value))
         if done is not None:     # the engine runs a while loop with the locals of its frame
             after = below[:-1] + (replace(below[-1], env=loop.env),) if below else below
             results.append((after, state, done))
@@ -533,8 +608,8 @@ class Executor:
                     continue
                 for actor in actors:
                     exists = actor < state.np if asker is None else z3.BoolVal(True)
-                    refusals.append(z3.Implies(exists, z3.Not(self.some_form(kind, actor, ctx, state))))
-        return z3.And(refusals) if refusals else z3.BoolVal(True)
+                    refusals.append(or_([not_(exists), not_(self.some_form(kind, actor, ctx, state))]))
+        return and_(refusals)
 
     def some_form(self, kind: str, actor, ctx: Ctx, state: Situation):
         """Some move of this kind by this actor is legal (the forms listed one by one)."""
@@ -545,7 +620,7 @@ class Executor:
             move = Ctx(actor, ctx.user, ctx.power, z3.IntVal(len(targets)),
                        tuple(targets) + (none_slot(),) * (2 - len(targets)), chosen)
             options.append(self.tr(in_context(state, move)).legal(kind)[0])
-        return z3.Or(options) if options else z3.BoolVal(False)
+        return or_(options)
 
     def forms(self, shape: str, counts, actor, state: Situation, kind: str):
         nothing = z3.IntVal(NONE)
@@ -563,7 +638,7 @@ class Executor:
 
     def s_ResolvePowers(self, stmt, frames, frame, state, path):
         """The fired powers, in the order of their ranks (the engine's resolve_powers)."""
-        tr = self.tr(in_context(state, frame.ctx))
+        tr = self.tr(self.in_context(state, frame.ctx))
         fired = []
         for role in self.roles():
             winner, rules = tr.fire(role)
@@ -574,18 +649,18 @@ class Executor:
                 card = card if card is not None else z3.IntVal(NONE)
                 user = user if user is not None else z3.IntVal(NONE)
                 power = tr.card_attr(card, "power")
-                fires = z3.And(winner == index, power != NONE, user != NONE)
+                fires = and_([eq_(winner, index), not_(eq_(power, NONE)), not_(eq_(user, NONE))])
                 fired.append((fires, rule.body.rank, power, user))
         # two powers at one rank stop the engine with an error: a gap `check` reports apart
-        ties = [z3.And(a[0], b[0]) for a, b in itertools.combinations(fired, 2) if a[1] == b[1]]
+        ties = [and_([a[0], b[0]]) for a, b in itertools.combinations(fired, 2) if a[1] == b[1]]
         ordered = sorted(fired, key=lambda item: item[1])
         queue = tuple((fires, power, user) for fires, _, power, user in ordered)
-        path = self.branch(path, z3.Not(z3.Or(ties))) if ties else path
+        path = self.branch(path, not_(or_(ties))) if ties else path
         if path is None:
             return []
-        anything = z3.Or([f for f, _, _ in queue]) if queue else z3.BoolVal(False)
+        anything = or_([f for f, _, _ in queue])
         ints = dict(state.ints)
-        ints["sequence"] = z3.If(anything, state.ints["sequence"] + 1, state.ints["sequence"])
+        ints["sequence"] = if_(anything, state.ints["sequence"] + 1, state.ints["sequence"])
         return [(frames + (Frame(frame.where, (), kind="queue", items=queue, position=-1),),
                  derived(state, ints=ints), path)]
 
@@ -598,25 +673,39 @@ class Executor:
         return found
 
     def next_power(self, below: tuple, queue: Frame, state, path) -> list:
-        """The next fired power of the queue starts: one run per power it can be."""
+        """The next fired power of the queue starts: one run per power it can be (with
+        `cut_powers`: the run stops there, the queue moved on to that power)."""
         position = queue.position + 1
-        later = z3.Or([fires for fires, _, _ in queue.items[position:]]) if position < len(queue.items) else None
-        if later is None:
+        if position >= len(queue.items):
             return [(below, state, path)]
         fires, power, user = queue.items[position]
         results = []
-        skip = self.branch(path, z3.Not(fires))
+        skip = self.branch(path, not_(fires))
         moved = replace(queue, position=position)
         if skip is not None:
             results.append((below + (moved,), state, skip))
+        if self.cut_powers:
+            fired = self.branch(path, fires)
+            if fired is not None:
+                results.append(Stop("power", below + (moved,), state, fired, where=queue.where))
+            return results
         for index, name in enumerate(self.tr(state).ix.powers):
-            runs = self.branch(path, z3.And(fires, power == index))
+            runs = self.branch(path, and_([fires, eq_(power, index)]))
             if runs is None:
                 continue
-            ctx = Ctx(user, user, z3.IntVal(index), z3.IntVal(0), (none_slot(), none_slot()), z3.IntVal(NONE))
-            power = body_frame(f"power {name}", self.spec.powers[name].body, ctx=ctx, action=True)
-            results.append((below + (moved, power), state, runs))
+            results.append((below + (moved, self.power_frame(name, user)), state, runs))
         return results
+
+    def power_frame(self, name: str, user) -> Frame:
+        """A power played by `user`: a complete action (action_end runs after it)."""
+        index = list(self.spec.powers).index(name)      # the power's number (symbolic.py's Indexes)
+        ctx = Ctx(user, user, z3.IntVal(index), z3.IntVal(0), (none_slot(), none_slot()), z3.IntVal(NONE))
+        return body_frame(f"power {name}", self.spec.powers[name].body, ctx=ctx, action=True)
+
+    def power_frames(self, name: str, user) -> tuple:
+        """The frames of a power played on its own, from any table (induction.py): the run stops
+        (`played`) once the power and its action_end are over."""
+        return Frame(f"power {name} played", (), kind="played"), self.power_frame(name, user)
 
     # -- moves ---------------------------------------------------------------------------------
     def apply(self, stop: Stop, kind: str, move: Ctx) -> list:
@@ -643,20 +732,18 @@ class Executor:
             self.obligations.append(Obligation(list(path), holds, what, str(stmt.loc)))
 
     def agent(self, ctx: Ctx):
-        return z3.If(ctx.power != NONE, ctx.user, ctx.actor)
+        return if_(not_(eq_(ctx.power, NONE)), ctx.user, ctx.actor)
 
     def changed(self, state: Situation, owner, ctx: Ctx) -> list:
         agent = self.agent(ctx)
-        return [z3.Or(flag, z3.And(owner == i, agent != i)) for i, flag in enumerate(state.changed)]
+        return [or_([flag, and_([eq_(owner, i), not_(eq_(agent, i))])]) for i, flag in enumerate(state.changed)]
 
     def marked(self, state: Situation, slot: SlotV, ctx: Ctx):
         """The movement marks a power leaves on a card it moves into a slot."""
-        by_power = ctx.power != NONE
+        by_power = not_(eq_(ctx.power, NONE))
         cells = {}
         for name, value in (("mturn", state.ints["turn"]), ("mseq", state.ints["sequence"]), ("mby", ctx.user)):
-            table = getattr(state, name)
-            cells[name] = [[z3.If(z3.And(by_power, slot.p == i, slot.n == j + 1), value, table[i][j])
-                            for j in range(len(table[i]))] for i in range(len(table))]
+            cells[name] = set_cell(state, getattr(state, name), slot, value, only=by_power)
         return cells
 
     def card_at(self, state: Situation, slot: SlotV):
@@ -664,10 +751,10 @@ class Executor:
 
     def cleared(self, state: Situation, slot: SlotV) -> dict:
         """A slot emptied: no card, no marks."""
-        return {"card": set_cell(state, state.card, slot, z3.IntVal(NONE)),
-                "mturn": set_cell(state, state.mturn, slot, z3.IntVal(-1)),
-                "mseq": set_cell(state, state.mseq, slot, z3.IntVal(-1)),
-                "mby": set_cell(state, state.mby, slot, z3.IntVal(NONE))}
+        return {"card": set_cell(state, state.card, slot, int_(NONE)),
+                "mturn": set_cell(state, state.mturn, slot, int_(-1)),
+                "mseq": set_cell(state, state.mseq, slot, int_(-1)),
+                "mby": set_cell(state, state.mby, slot, int_(NONE))}
 
     def reference(self, state: Situation, card, how: str | None, by, previous=None) -> RefV:
         if how is None:
@@ -690,23 +777,24 @@ class Executor:
     def s_Deal(self, stmt: ast.Deal, frames, frame, state, path):
         count = self.value(stmt.count, state, frame)
         # one round more than the bounds' slots: a deal that would not fit leaves the tables reasoned about
-        steps = tuple(_Need(("deal", p), z3.And(k < count, p < state.np), stmt.loc)
+        steps = tuple(_Need(("deal", p), and_([k < count, p < state.np]), stmt.loc)
                       for k in range(self.bounds.slots + 1) for p in range(self.bounds.players))
         return [(frames + (Frame(frame.where, steps, env=frame.env, ctx=frame.ctx),), state, path)]
 
     def s__Need(self, step: "_Need", frames, frame, state, path):
         results = []
-        skipped = self.branch(path, z3.Not(step.guard))
+        skipped = self.branch(path, not_(step.guard))
         if skipped is not None:
             results.append((frames, state, skipped))
         wanted = self.branch(path, step.guard)
         if wanted is None:
             return results
-        has = self.branch(wanted, state.ints["deck_size"] > 0)
+        some = state.ints["deck_size"] > 0
+        has = self.branch(wanted, some)
         if has is not None:
             results.append(self.put(step, frames, frame, state, has))
         results = [r for r in results if r is not None]
-        empty = self.branch(wanted, state.ints["deck_size"] <= 0)
+        empty = self.branch(wanted, not_(some))
         if empty is not None:
             decl = self.spec.procedures["recycle"]
             after = Frame(frame.where, (_Take(step.into, step.loc),), env=frame.env, ctx=frame.ctx)
@@ -716,24 +804,35 @@ class Executor:
 
     def s__Take(self, step: "_Take", frames, frame, state, path):
         results = []
-        has = self.branch(path, state.ints["deck_size"] > 0)
+        some = state.ints["deck_size"] > 0
+        has = self.branch(path, some)
         if has is not None and (put := self.put(step, frames, frame, state, has)) is not None:
             results.append(put)
-        none = self.branch(path, state.ints["deck_size"] <= 0)
+        none = self.branch(path, not_(some))
         if none is not None:
             results.append((frames, state, none))
         return results
 
+    def drawn_card(self, state: Situation):
+        """The top card of the pile and what is known of it: any card (the pile's order is not
+        followed)."""
+        card = z3.Int(fresh("drawn"))
+        return card, [card >= 0, card < len(self.tr(state).ix.cards)]
+
+    def card_below_top(self, state: Situation):
+        """The card under the discard's top: any card."""
+        return z3.Int(fresh("below_top"))
+
     def put(self, step, frames, frame, state: Situation, path: list):
         """The top card of the pile (any card the counts allow) where the draw puts it."""
-        card = z3.Int(fresh("drawn"))
-        path = path + [card >= 0, card < len(self.tr(state).ix.cards)]
+        card, known = self.drawn_card(state)
+        path = path + known
         ints = dict(state.ints)
         ints["deck_size"] = state.ints["deck_size"] - 1
         state = derived(state, ints=ints)
         where = step.into[0]
         if where == "held":
-            held = [z3.If(state.hc == k, card, h) for k, h in enumerate(state.held)]
+            held = [if_(eq_(state.hc, k), card, h) for k, h in enumerate(state.held)]
             return frames, derived(state, held=held, hc=state.hc + 1), path
         if where == "flip":
             ints["discard_size"] = state.ints["discard_size"] + 1
@@ -752,9 +851,9 @@ class Executor:
         """The first card a draw statement drew becomes the reference (when it drew any)."""
         first = z3.IntVal(NONE)
         for k in reversed(range(len(state.held))):
-            first = z3.If(step.before == k, state.held[k], first)
+            first = if_(eq_(step.before, k), state.held[k], first)
         drawn = self.reference(state, first, step.how, frame.ctx.actor)
-        ref = RefV(*(z3.If(state.hc > step.before, new, old) for new, old in
+        ref = RefV(*(if_(state.hc > step.before, new, old) for new, old in
                      ((drawn.card, state.ref.card), (drawn.how, state.ref.how), (drawn.by, state.ref.by),
                       (drawn.open, state.ref.open))))
         return [(frames, derived(state, ref=ref), path)]
@@ -792,12 +891,12 @@ class Executor:
 
     def free(self, state: Situation, slot: SlotV):
         """An emptied slot, or the next new one."""
-        new = z3.And(slot.p >= 0, slot.p < state.np, slot.n == state.slot_count(slot.p) + 1)
-        return z3.Or(z3.And(state.slot_exists(slot), self.card_at(state, slot) == NONE), new), new
+        new = and_([slot.p >= 0, slot.p < state.np, eq_(slot.n, state.slot_count(slot.p) + 1)])
+        return or_([and_([state.slot_exists(slot), eq_(self.card_at(state, slot), NONE)]), new]), new
 
     def grown(self, state: Situation, slot: SlotV, new) -> list:
         self_ns = list(state.ns)
-        return [z3.If(z3.And(new, slot.p == i), n + 1, n) for i, n in enumerate(self_ns)]
+        return [if_(and_([new, eq_(slot.p, i)]), n + 1, n) for i, n in enumerate(self_ns)]
 
     def s_Place(self, stmt: ast.Place, frames, frame, state, path):
         slot = self.value(stmt.slot, state, frame)
@@ -821,7 +920,7 @@ class Executor:
         ints = dict(state.ints)
         ints["discard_size"] = state.ints["discard_size"] - 1
         held = [state.top] + list(state.held[:-1])
-        below = z3.Int(fresh("below_top"))   # the card under the top: any card (none when empty)
+        below = self.card_below_top(state)   # the card under the top (none when the discard is then empty)
         top = z3.If(ints["discard_size"] >= 1, below, z3.IntVal(NONE))
         return [(frames, derived(state, held=held, hc=state.hc + 1, ints=ints, top=top),
                  path + [z3.Implies(ints["discard_size"] >= 1, z3.And(below >= 0,
@@ -859,7 +958,7 @@ class Executor:
         slot = self.value(stmt.slot, state, frame)
         card = self.card_at(state, slot)
         shown = self.reference(state, card, stmt.how, frame.ctx.actor)
-        ref = RefV(*(z3.If(card != NONE, new, old) for new, old in
+        ref = RefV(*(if_(not_(eq_(card, NONE)), new, old) for new, old in
                      ((shown.card, state.ref.card), (shown.how, state.ref.how), (shown.by, state.ref.by),
                       (shown.open, state.ref.open))))
         return [(frames, derived(state, ref=ref), path)]

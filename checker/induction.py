@@ -1,19 +1,40 @@
 """Invariants proved, not assumed: every invariant holds at every decision of every round.
 
-A round is its setup, then turns, each an iteration of the loop that asks for moves (the
-*cut point*). From the start of a round, and from any state at the cut point, the spec's
-statements are run symbolically (execute.py) through every decision the game can wait for,
-up to the next cut point or the end of the round. The runs are merged per decision (the same
-frames, the same place in the spec): the state at a decision is exactly a state the rules
-reach from the start of the turn, whatever the moves made before it.
+A round is its setup, then turns, each an iteration of the loop that asks for moves. The runs
+are cut at two kinds of places, the *cut points*:
 
-What holds at the cut point is found, not assumed: a set of candidate facts (the spec's
-invariants, facts about each variable and about the machinery's table) is narrowed until it
-is inductive (Houdini): it holds at the first cut point of every round and at the next cut
-point after any turn that started from it. Then each invariant must hold at every decision
-reached from the start of a round or from such a cut point. An invariant that does not is a
-finding, with the decision, the moves that lead there and the table; a query Z3 cannot decide
-is a finding too. Only the invariants proved may be assumed by the other checks.
+- CUT, the head of the loop that plays turns (a loop whose body asks);
+- POWER, where a power of the queue `resolve powers` made is about to be played, and where a
+  power played from there is over (its `action_end` included).
+
+From the start of a round, and from any state at a cut point, the spec's statements are run
+symbolically (execute.py) through every decision the game can wait for, up to the next cut
+point or the end of the round: one *graph* per start. The graphs are: the setup (of a round and
+of a tie-break round); a turn from the loop's head; each power of the spec, played by any player
+of the table from any state at POWER; and, for each place of a queue the other graphs reach, the
+turn going on after the power played there (the next queued power, or the rest of the turn),
+from any state at POWER with abstract copies of the frames at that place (every value that is
+not a constant is any value: the queue's powers and users were computed at `resolve powers`,
+from a state no longer followed). Within a graph the runs are merged per decision (the same
+frames, the same place in the spec): the state at a decision is exactly a state the rules reach
+from the graph's start, whatever the moves made before it. A power is never merged into the
+turn's states, so the terms stay the size of one turn's part, or of one power.
+
+What holds at each cut point is found, not assumed: a set of candidate facts (the spec's
+invariants, facts about each variable and about the machinery's table) is narrowed, for both
+cut points at once, until each set is inductive (Houdini): F, the facts at CUT, hold after every
+setup and at every CUT end of a graph that started where its own facts held; G, the facts at
+POWER, likewise at every POWER end. Then each invariant must hold at every decision of every
+graph, from a start where its facts hold (the primitives' preconditions on their paths too).
+
+This is sound: every run of a round is a run of the setup's graph, then of the turn's graph up
+to its first queued power, then runs of a power's graph and of the graph of that place of the
+queue, in turn, up to the next turn; each of these runs starts in a state the facts of its cut
+point describe (by induction over the cut points it passed), and every value its graph left
+free (the table, the power's user, the queue's later powers) is one of those it reasons about.
+An invariant that does not hold is a finding, with the graph, the decision, the moves that lead
+there and the table; a query Z3 cannot decide is a finding too. Only the invariants proved may
+be assumed by the other checks.
 """
 from __future__ import annotations
 
@@ -26,8 +47,8 @@ from baobei.dsl import ast, schema
 from baobei.interpreter.moves import SHAPES
 
 from .execute import (Ctx, Executor, Obligation, Stop, body_frame, derived, empty_ctx, in_context, merge_ctx,
-                      merge_frames, merge_states, merge_value)
-from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, new_solver, none_slot
+                      merge_frames, merge_states, merge_value, stack_key)
+from .symbolic import NONE, ListV, RefV, Situation, SlotV, and_, eq_, ite, new_solver, none_slot, not_, or_
 
 _ids = itertools.count()
 PRUNE_TIMEOUT_MS = 2_000      # a pruning query undecided in time keeps its path
@@ -53,12 +74,47 @@ def abstract_value(value):
 
 def abstract_stop(stop: Stop, fresh_state: Situation) -> Stop:
     frames = tuple(replace(f, env=tuple((n, abstract_value(v)) for n, v in f.env),
-                           ctx=Ctx(*(abstract_value(getattr(f.ctx, k)) for k in
-                                     ("actor", "user", "power", "tc", "targets", "chosen")))
+                           ctx=Ctx(*(abstract_value(getattr(f.ctx, k)) for k in CTX_FIELDS))
                            if not _constant_ctx(f.ctx) else f.ctx,
                            items=tuple(abstract_value(i) for i in f.items)) for f in stop.frames)
     clauses = [(abstract_value(a) if a is not None else None, kinds) for a, kinds in stop.clauses]
     return Stop(stop.what, frames, fresh_state, [], clauses, stop.ctx, stop.where)
+
+
+CTX_FIELDS = ("actor", "user", "power", "tc", "targets", "chosen")
+
+
+def abstract_frames(frames: tuple) -> tuple[tuple, tuple]:
+    """The frames with every value that is not a constant made any value (fresh), and which
+    constants were kept (the signature: two stacks of one key and one signature have the same
+    abstract copy). Any value over-approximates the value a run had, and a constant is the value
+    of every run with that signature: the copy covers each run it was made from."""
+    kept: list = []
+
+    def value(v):
+        if v is None:
+            kept.append("-")
+            return None
+        if isinstance(v, SlotV):
+            return SlotV(value(v.p), value(v.n))
+        if isinstance(v, RefV):
+            return RefV(value(v.card), value(v.how), value(v.by), value(v.open))
+        if isinstance(v, (ListV, tuple)):
+            items = v.items if isinstance(v, ListV) else v
+            kept.append(f"[{len(items)}")
+            copy = [value(item) for item in items]
+            return ListV(copy) if isinstance(v, ListV) else tuple(copy)
+        if z3.is_int_value(v) or z3.is_true(v) or z3.is_false(v):
+            kept.append(str(v))
+            return v
+        kept.append("*")
+        return z3.FreshBool("q") if z3.is_bool(v) else z3.FreshInt("q")
+    copies = []
+    for f in frames:
+        env = tuple((name, value(v)) for name, v in f.env)
+        ctx = Ctx(*(value(getattr(f.ctx, k)) for k in CTX_FIELDS))
+        copies.append(replace(f, env=env, ctx=ctx, items=tuple(value(item) for item in f.items)))
+    return tuple(copies), tuple(kept)
 
 
 def _constant_ctx(ctx: Ctx) -> bool:
@@ -79,16 +135,40 @@ class Decision:
     moves: list = field(default_factory=list)   # (kind, condition, Ctx) of each move made there
 
 
+# The two cut points, and the ends of a graph at each: what holds there is found apart (F, G).
+CUT, POWER = "cut", "power"
+_POINT_NAMES = {CUT: "at the start of a turn", POWER: "where a queued power is played"}
+END_POINTS = {"cut": CUT, "power": POWER, "played": POWER}
+ENDS = ("cut", "over", "power", "played")
+
+
 @dataclass
 class Graph:
     """The decisions from one start to the next cut point or the end of the round."""
 
     start: str
     start_state: Situation = None
+    assumes: str | None = None        # the cut point it starts from (its facts are assumed), None: a round
+    context: Ctx | None = None        # the power played from the start (shown with a witness)
     decisions: dict = field(default_factory=dict)      # key -> Decision, in order
-    ends: dict = field(default_factory=dict)           # "cut" / "over" -> (reach, merged stop)
+    ends: dict = field(default_factory=dict)           # cut / over / power / played -> (reach, merged stop)
+    queued: list = field(default_factory=list)         # (condition, stop) where a queued power is about to be played
     obligations: list = field(default_factory=list)    # (condition, Obligation)
     anytime: list = field(default_factory=list)        # (condition, state after) of moves allowed anytime
+
+    def shown_state(self) -> Situation:
+        """The start as a witness shows it: with the power played from it, if any."""
+        return self.assumed_states()[-1]
+
+    def assumed_states(self) -> list[Situation]:
+        """The start, in the contexts its facts are assumed in. A fact may read a move's context
+        (who acts, the power played): Houdini shows each for any context (the state's own free
+        terms, which no run changes), so it may be assumed in the context of the power played too."""
+        if self.context is None:
+            return [self.start_state]
+        if getattr(self, "_in_context", None) is None:
+            self._in_context = in_context(self.start_state, self.context)
+        return [self.start_state, self._in_context]
 
 
 class Turns:
@@ -103,6 +183,7 @@ class Turns:
         self.players = players
         self.bounds = Bounds(players, bounds.slots, bounds.held)
         self.executor = Executor(spec, self.bounds)
+        self.executor.cut_powers = True       # a queued power is a cut point of its own
 
     def situation(self, stem: str) -> Situation:
         s = Situation(self.spec, self.edition, self.bounds, tag=f"{stem}{next(_ids)}_")
@@ -145,8 +226,23 @@ class Turns:
         s = self.situation("cut")
         return cut.frames, s, s.constraints()
 
+    def power_start(self, name: str) -> tuple[tuple, Situation, list, Ctx]:
+        """Any state where a queued power is about to be played (its facts are assumed by the
+        caller), the power `name` played by any player of the table."""
+        s = self.situation("power")
+        user = z3.Int(f"power{next(_ids)}_user")
+        frames = self.executor.power_frames(name, user)
+        return frames, s, s.constraints() + [user >= 0, user < s.np], frames[-1].ctx
+
+    def queue_start(self, frames: tuple) -> tuple[tuple, Situation, list]:
+        """Any state after a queued power was played (its facts are assumed by the caller), the turn
+        going on from the queue: `frames` are abstract copies (abstract_frames)."""
+        s = self.situation("queue")
+        return frames, s, s.constraints()
+
     # -- the graph ----------------------------------------------------------------------------
-    def graph(self, name: str, frames: tuple, state: Situation, constraints: list) -> Graph:
+    def graph(self, name: str, frames: tuple, state: Situation, constraints: list, assumes: str | None = None,
+              context: Ctx | None = None) -> Graph:
         """The decisions from this start: `constraints` say which starts can be (they prune the
         runs that cannot happen; what the graph then proves assumes them). Decisions are merged
         in the order the statements run in; a run that comes back to a decision already merged
@@ -155,6 +251,7 @@ class Turns:
         graph = self._graph(name, frames, state, constraints, None)
         if graph is None:
             graph = self._graph(name, frames, state, constraints, self.discover)
+        graph.assumes, graph.context = assumes, context
         return graph
 
     def _graph(self, name, frames, state, constraints, discover) -> Graph | None:
@@ -185,18 +282,19 @@ class Turns:
                                [(merge_value(conds, [s.clauses[k][0] for s in stops]), stops[0].clauses[k][1])
                                 for k in range(len(stops[0].clauses))], merge_ctx(conds, [s.ctx for s in stops]),
                                stops[0].where)
-            decision = Decision(key, merged_stop, z3.Or(conds))
+            decision = Decision(key, merged_stop, or_(conds))
             graph.decisions[key] = decision
             self.moves_at(graph, incoming, decision)
         if any(len(incoming.get(key, ())) != count for key, count in merged.items()):
             return None                     # a run came back to a decision merged before it
-        for end in ("cut", "over"):
+        for end in ENDS:
             runs = incoming.get(("end", end))
             if runs:
                 conds = [cond for cond, _ in runs]
                 stops = [stop for _, stop in runs]
-                graph.ends[end] = (z3.Or(conds), Stop(end, stops[0].frames, merge_states(conds, [s.state for s in stops]),
+                graph.ends[end] = (or_(conds), Stop(end, stops[0].frames, merge_states(conds, [s.state for s in stops]),
                                                       []))
+        graph.queued = list(incoming.get(("end", "power"), ()))
         return graph
 
     def runs(self, graph: Graph, cond, frames, state, path, base=None) -> list[Stop]:
@@ -233,7 +331,7 @@ class Turns:
 
     def collect(self, graph: Graph, incoming: dict, reach, stops: list[Stop]) -> None:
         for stop in stops:
-            cond = z3.And([reach] + stop.path) if stop.path else reach
+            cond = and_([reach] + stop.path) if stop.path else reach
             key = stop.key if stop.what == "ask" else ("end", stop.what)
             incoming.setdefault(key, []).append((cond, stop))
 
@@ -299,12 +397,12 @@ class Turns:
             for kind in kinds:
                 move = self.fresh_move(stop, kind, asker)
                 legal = self.legal(stop.state, kind, move, asker)
-                cond = z3.And(decision.reach, choice == index, legal)
+                cond = and_([decision.reach, eq_(choice, index), legal])
                 index += 1
-                options.append(z3.And(decision.reach, legal))
+                options.append(and_([decision.reach, legal]))
                 decision.moves.append((kind, cond, move))
                 self.collect(graph, incoming, cond, self.runs(graph, cond, *self.executor.apply(stop, kind, move)[0]))
-        decision.waits = z3.Or(options) if options else z3.BoolVal(False)
+        decision.waits = or_(options)
         self.anytime_moves(graph, decision)
 
     def legal(self, state: Situation, kind: str, move: Ctx, asker):
@@ -313,7 +411,7 @@ class Turns:
         who = [] if asker is not None else [move.actor >= 0, move.actor < state.np]
         from .translate import Translator
         verdict = Translator(self.spec, situation).legal(kind)[0]
-        return z3.And(shape + who + [verdict])
+        return and_(shape + who + [verdict])
 
     def anytime_moves(self, graph: Graph, decision: Decision) -> None:
         """Moves the rules may allow at any decision (the setup peeks). What they change is, from
@@ -322,10 +420,10 @@ class Turns:
         offered = {kind for _, kinds in decision.stop.clauses for kind in kinds}
         for kind in sorted(self.executor.anytime - offered):
             move = self.fresh_move(decision.stop, kind, None)
-            cond = z3.And(decision.reach, self.legal(decision.stop.state, kind, move, None))
+            cond = and_([decision.reach, self.legal(decision.stop.state, kind, move, None)])
             decision.stop.state = self.havoc(decision.stop.state, kind, cond)
             for after in self.runs(graph, cond, *self.executor.apply(decision.stop, kind, move)[0]):
-                graph.anytime.append((z3.And([cond] + after.path), after))
+                graph.anytime.append((and_([cond] + after.path), after))
 
     def havoc(self, state: Situation, kind: str, possible) -> Situation:
         """The variables an anytime handler sets, as any value where it may have been played."""
@@ -442,51 +540,81 @@ class Prover:
         tr = Translator(self.turns.spec, self.state_terms(state, ctx or empty_ctx()))
         return [tr.expr(inv.expr) for inv in self.invariants]
 
-    # -- the cut point: Houdini ------------------------------------------------------------------
-    def houdini(self, graphs: list, facts: list[Fact]) -> tuple[list[Fact], bool]:
-        """The largest subset of the facts that holds at every cut point reached: after the setup
-        (from any round start), and after a turn that started from a state where they all held;
-        and whether a fact was dropped because Z3 could not decide it (then what fails for want
-        of it is undecided, not false)."""
-        active = list(facts)
+    # -- the cut points: Houdini ------------------------------------------------------------------
+    def houdini(self, graphs: list, candidates: dict) -> tuple[dict, bool]:
+        """The largest subsets of the candidates (per cut point: CUT, POWER) that hold at every end
+        at their cut point: after the setup (from any round start), and after any graph that
+        started where the facts of its own cut point all held; and whether a fact was dropped
+        because Z3 could not decide it (then what fails for want of it is undecided, not false)."""
+        active = {point: list(facts) for point, facts in candidates.items()}
         undecided = False
-        bases: dict = {}                    # what each graph's queries start from
+        bases: dict = {}                    # what the queries about each end of a graph start from
+        terms: dict = {}                    # (fact, state) -> the fact's term there, translated once
+        shown: dict = {}                    # (graph, end) -> (start facts, facts) its end was shown to keep
+
+        def holds(fact: Fact, state: Situation):
+            key = (id(fact), id(state))
+            if key not in terms:
+                terms[key] = fact.holds(state)
+            return terms[key]
         changed = True
         while changed:
             changed = False
-            for graph, constraints, assumes_facts in graphs:
-                if "cut" not in graph.ends or not active:
-                    continue
-                reach, cut = graph.ends["cut"]
-                base = bases.setdefault(id(graph), constraints + [reach])
-                what = f"what holds at the start of a turn ({graph.start})"
-                while active:
-                    start = [f.holds(graph.start_state) for f in active] if assumes_facts else []
-                    goal = z3.And([f.holds(cut.state) for f in active])
-                    status, model = self.solve(base + start + [z3.Not(goal)], what, False)
-                    if status == "unsat":
-                        break
-                    if status == "sat":
-                        kept = [f for f in active if z3.is_true(model.eval(f.holds(cut.state), model_completion=True))]
-                        if len(kept) == len(active):   # pragma: no cover - the model breaks the goal
-                            kept = []
-                    else:                     # undecided as a whole: fact by fact, each a smaller question
-                        kept = []
-                        for fact in active:
-                            alone, _ = self.solve(base + start + [z3.Not(fact.holds(cut.state))], what, False)
-                            if alone == "unsat":
-                                kept.append(fact)
-                            undecided |= alone == "unknown"
-                        if len(kept) == len(active):   # each one proved on its own: all of them hold
-                            break
-                    active, changed = kept, True
+            for graph, constraints in graphs:
+                for end, point in END_POINTS.items():
+                    if end not in graph.ends or not active[point]:
+                        continue
+                    assumed = active[graph.assumes] if graph.assumes else []
+                    # asked before with these assumptions for these facts or more: the same answer
+                    known = shown.get((id(graph), end))
+                    now = ({id(f) for f in assumed}, {id(f) for f in active[point]})
+                    if known is not None and now[0] == known[0] and now[1] <= known[1]:
+                        continue
+                    reach, stop = graph.ends[end]
+                    base = bases.setdefault((id(graph), end), constraints + [reach])
+                    what = f"what holds {_POINT_NAMES[point]} ({graph.start})"
+                    same = graph.assumes == point       # back to the cut point it started from
+                    kept, unknown = self.narrow(active[point], stop.state, graph, None if same else assumed, base,
+                                                what, holds)
+                    undecided |= unknown
+                    shown[(id(graph), end)] = ({id(f) for f in (kept if same else assumed)}, {id(f) for f in kept})
+                    if len(kept) != len(active[point]):
+                        active[point], changed = kept, True
+        return active, undecided
+
+    def narrow(self, facts: list, state: Situation, graph: Graph, assumed: list | None, base: list, what: str,
+               holds) -> tuple[list, bool]:
+        """The facts that hold in `state` (an end of the graph) whenever the `assumed` facts held at
+        its start (None: the facts kept themselves, for an end at the cut point the graph starts
+        from), and whether one was dropped because Z3 could not decide it."""
+        active, undecided = list(facts), False
+        while active:
+            start = [holds(f, s) for f in (active if assumed is None else assumed) for s in graph.assumed_states()]
+            goal = and_([holds(f, state) for f in active])
+            status, model = self.solve(start + [not_(goal)], what, False, base)
+            if status == "unsat":
+                break
+            if status == "sat":
+                kept = [f for f in active if z3.is_true(model.eval(holds(f, state), model_completion=True))]
+                if len(kept) == len(active):   # pragma: no cover - the model breaks the goal
+                    kept = []
+            else:                     # undecided as a whole: fact by fact, each a smaller question
+                kept = []
+                for fact in active:
+                    alone, _ = self.solve(start + [not_(holds(fact, state))], what, False, base)
+                    if alone == "unsat":
+                        kept.append(fact)
+                    undecided |= alone == "unknown"
+                if len(kept) == len(active):   # each one proved on its own: all of them hold
+                    break
+            active = kept
         return active, undecided
 
     # -- obligations ----------------------------------------------------------------------------------
     def obligations(self, graph: Graph, constraints: list, facts: list[Fact]) -> list["Failure"]:
         """Every invariant at every decision of the graph and at the end of the round, every
         primitive's precondition on its path: what does not hold, with a model."""
-        start = constraints + [f.holds(graph.start_state) for f in facts]
+        start = constraints + [f.holds(s) for f in facts for s in graph.assumed_states()]
         failures = []
         places = [(d.stop.where, d.waits, d.stop.state, d.stop.ctx, d) for d in graph.decisions.values()]
         if "over" in graph.ends:
@@ -498,8 +626,8 @@ class Prover:
             terms = self.invariant_terms(state, ctx)
             pending = list(range(len(terms)))
             while pending:
-                goal = z3.And([terms[i] for i in pending])
-                status, model = self.solve([reach, z3.Not(goal)], f"invariants at {where}", True, start)
+                goal = and_([terms[i] for i in pending])
+                status, model = self.solve([reach, not_(goal)], f"invariants at {where}", True, start)
                 if status != "sat":
                     if status == "unknown":
                         failures += self.one_by_one(graph, where, reach, terms, pending, start, decision)
@@ -508,8 +636,8 @@ class Prover:
                 failures += [Failure(self.invariants[i], where, model, graph, "fails", decision) for i in broken]
                 pending = [i for i in pending if i not in broken]
         for cond, obligation in graph.obligations:
-            path = z3.And([cond] + obligation.path)
-            status, model = self.solve([path, z3.Not(obligation.holds)],
+            path = and_([cond] + obligation.path)
+            status, model = self.solve([path, not_(obligation.holds)],
                                        f"{obligation.where}: {obligation.what}", True, start)
             if status != "unsat":
                 failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
@@ -558,12 +686,14 @@ class Failure:
         return found
 
 
-def prove_at(spec, edition, bounds, players: int, solve, warm: list[str] | None = None):
-    """(the invariants proved at a table of `players`, the failures, the names of the facts found
-    at the cut point): the setup (of a round and of a tie-break round) and a turn from any state at
-    the cut point where those facts hold. `warm`: the facts found in an earlier proof; Houdini
-    starts from them (and the invariants), which is as sound and much quicker, and from every
-    candidate when that is not enough."""
+def prove_at(spec, edition, bounds, players: int, solve, dropped: dict | None = None):
+    """(the invariants proved at a table of `players`, the failures, the names of the candidate
+    facts not found at each cut point: {CUT: [...], POWER: [...]}): the setup (of a round and of a
+    tie-break round), a turn from any state at the first cut point, each power from any state at
+    the second, and the rest of a turn after each place of a queue of powers, from states where
+    the facts found hold. `dropped`: the facts an earlier proof (of this table or another, of this
+    spec or another) did not find; Houdini starts from the other candidates, which is as sound and
+    much quicker, and from every candidate when that is not enough."""
     invariants = list(spec.invariants.values())
     turns = Turns(spec, edition, bounds, players)
     starts = [turns.round_start(tiebreak) for tiebreak in (False, True)]
@@ -574,28 +704,77 @@ def prove_at(spec, edition, bounds, players: int, solve, warm: list[str] | None 
     for graph, c in setups:
         failures += prover.obligations(graph, c, [])
     cuts = [graph.ends["cut"][1] for graph, _ in setups if "cut" in graph.ends]
-    kept: list[str] = []
+    candidates = candidate_facts(spec, turns.executor)
+    everything = {CUT: candidates, POWER: candidates}
+    kept: dict = {CUT: [], POWER: []}
     if not cuts:          # every run of the setup left the bounds: nothing would be proved
         failures += [Failure(inv, "the setup", None, setups[0][0], "unknown",
                              what="no round starts within the bounds") for inv in invariants]
     else:
         frames, state, constraints = turns.cut_start(cuts[0])
-        turn = turns.graph(f"a turn ({players} players)", frames, state, constraints)
-        graphs = [(g, c, False) for g, c in setups] + [(turn, constraints, True)]
-        candidates = candidate_facts(spec, turns.executor)
-        subset = candidates if warm is None else \
-            [f for f in candidates if f.invariant is not None or f.name in warm]
-        found, kept = _turn_obligations(prover, graphs, turn, constraints, subset)
-        if found and len(subset) < len(candidates):
-            found, kept = _turn_obligations(prover, graphs, turn, constraints, candidates)
+        turn = turns.graph(f"a turn ({players} players)", frames, state, constraints, CUT)
+        graphs = setups + [(turn, constraints)]
+        graphs += power_graphs(turns, graphs)
+        subset = everything if dropped is None else \
+            {point: [f for f in candidates if f.invariant is not None or f.name not in dropped.get(point, ())]
+             for point in everything}
+        found, kept = _graph_obligations(prover, graphs, subset)
+        if found and any(len(subset[point]) < len(candidates) for point in subset):
+            found, kept = _graph_obligations(prover, graphs, everything)
         failures += found
     failed = {f.invariant.name for f in failures if f.invariant is not None}
-    return [inv.name for inv in invariants if inv.name not in failed], failures, kept
+    return [inv.name for inv in invariants if inv.name not in failed], failures, \
+        {point: [f.name for f in candidates if f.name not in kept[point]] for point in everything}
 
 
-def _turn_obligations(prover, graphs, turn, constraints, candidates) -> tuple[list[Failure], list[str]]:
+MAX_QUEUE_GRAPHS = 64       # places of queues of powers followed (a spec with more is refused)
+
+
+def power_graphs(turns: Turns, graphs: list) -> list:
+    """The graphs from the second cut point, where a queued power is about to be played: each
+    power of the spec played on its own (by any player, from any state there), and the turn
+    going on after each place of a queue that a graph reaches (the next queued power, or the rest
+    of the turn), from abstract copies of the frames there (the queue's powers and users are any
+    value: they were computed from the state at `resolve powers`, which is no longer followed).
+    Each run of a turn is a run of the turn's graph up to its first queued power, then runs of a
+    power's graph and of the graph of its place in the queue, in turn: all of them covered."""
+    queued = [stop for graph, _ in graphs for _, stop in graph.queued]
+    if not queued:
+        return []
+    players = turns.players
+    found = []
+    for name in turns.spec.powers:
+        frames, state, constraints, ctx = turns.power_start(name)
+        graph = turns.graph(f"the power {name} ({players} players)", frames, state, constraints, POWER, ctx)
+        found.append((graph, constraints))
+    seen: set = set()
+    while queued:
+        stop = queued.pop(0)
+        frames, signature = abstract_frames(stop.frames)
+        key = (stack_key(stop.frames), signature)
+        if key in seen:
+            continue
+        if len(seen) >= MAX_QUEUE_GRAPHS:
+            from baobei.dsl.errors import SolverError
+            raise SolverError(f"more than {MAX_QUEUE_GRAPHS} places of queues of powers ({stop.where}): the "
+                              f"checker's induction does not follow them")
+        seen.add(key)
+        queue = frames[-1]
+        frames, state, constraints = turns.queue_start(frames)
+        graph = turns.graph(f"a turn after queued power {queue.position + 1} of {len(queue.items)} "
+                            f"({queue.where}) ({players} players)", frames, state, constraints, POWER)
+        found.append((graph, constraints))
+        queued += [stop for _, stop in graph.queued]
+    return found
+
+
+def _graph_obligations(prover, graphs, candidates: dict) -> tuple[list[Failure], dict]:
+    """Houdini at both cut points, then the obligations of every graph that starts from one."""
     facts, undecided = prover.houdini(graphs, candidates)
-    found = prover.obligations(turn, constraints, facts)
+    found = []
+    for graph, constraints in graphs:
+        if graph.assumes is not None:
+            found += prover.obligations(graph, constraints, facts[graph.assumes])
     if undecided:           # it may fail only for want of a fact Z3 could not decide
         found = [replace(f, status="unknown", what=f.what or "a fact it needs was undecided") for f in found]
-    return found, [f.name for f in facts]
+    return found, {point: [f.name for f in kept] for point, kept in facts.items()}

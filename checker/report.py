@@ -98,8 +98,13 @@ def check_text(report: Report, layers: list[str]) -> str:
             lines += finding_lines(finding)
     else:
         lines.append("  findings: none (no overlap, no gap, no dead rule, no move never allowed)")
-    lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
+    lines.append(f"  {answers_line(report.answers, report.cached, report.queries)}, {report.seconds:.1f} s")
     return "\n".join(lines)
+
+
+def answers_line(answers: int, cached: int, queries: int) -> str:
+    """How the questions were answered: from the cache (checker/answers.py) or by Z3 here."""
+    return f"{answers} answers: {cached} from the cache, {answers - cached} solved here ({queries} queries)"
 
 
 def diff_text(report: DiffReport) -> str:
@@ -126,7 +131,9 @@ def diff_text(report: DiffReport) -> str:
             if item.scenario:
                 lines.append(f"         scenario: {item.scenario}")
             elif item.emitted:
-                if not item.decision.startswith("value"):
+                if item.decision.startswith("body "):
+                    reason = "no short play from the witness's table made anything a scenario checks differ"
+                elif not item.decision.startswith("value"):
                     reason = "no short play found that shows it; the witness table stands alone"
                 elif item.read_by_rules:
                     reason = "a decision other rules read: see their scenarios"
@@ -137,10 +144,10 @@ def diff_text(report: DiffReport) -> str:
     for unknown in report.unknown:
         lines.append(f"  UNKNOWN {unknown}")
     if report.uncompared:
-        lines.append("  changed, and not compared by their effect on play (procedure, handler and power bodies, "
-                     "cards, and what those bodies read): run scenarios and recorded games to see it")
+        lines.append("  not compared by their effect on play (what players know, a variable's first value, an enum, "
+                     "or a body the comparison could not follow to its end): run scenarios and recorded games to see it")
         lines += [f"    {entry}" for entry in report.uncompared]
     if report.unproved:
         lines.append(f"  invariants not proved inductive, so not assumed: {', '.join(report.unproved)}")
-    lines.append(f"  {report.queries} queries, {report.seconds:.1f} s")
+    lines.append(f"  {answers_line(report.answers, report.cached, report.queries)}, {report.seconds:.1f} s")
     return "\n".join(lines)

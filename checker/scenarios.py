@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import json
 import re
 from pathlib import Path
 
 import yaml
 
+from baobei.dsl import cache
 from baobei.dsl.errors import BaobeiError
 from baobei.interpreter.engine import IllegalMove, Round
 from baobei.interpreter.moves import Move
@@ -51,19 +53,31 @@ class Budget:
 
 
 def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str,
-                   progress: bool = False) -> list[str]:
-    """`progress`: show the search's progress on stderr, a step per class."""
+                   progress: bool = False, use_cache: bool = True) -> list[str]:
+    """`progress`: show the search's progress on stderr, a step per class; `use_cache`: read a
+    search made before from the cache folder (search_key), and keep this one's."""
     from baobei.interpreter.progress import Phase
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     classes = [(number, index, item) for number, finding in enumerate(report.findings, start=1)
                for index, item in enumerate(finding.classes, start=1)]
-    # each class's search is independent: side by side in forked workers, the same on any machine
+    # each class's search is independent: side by side in forked workers, the same on any machine;
+    # a search made before (the same class, rules and code) is read back from the cache
     phase = Phase("searching play for witnesses", "classes", enabled=progress, planned=len(classes))
-    scenarios = in_forked_workers(realize_any, [(item, rules_a, rules_b) for _, _, item in classes],
-                                  lambda index, scenario: phase.progress(0, 1))
-    phase.finish(f"{sum(s is not None for s in scenarios)} of {len(classes)} classes played")
+    keys = [search_key(item, rules_a, rules_b) if use_cache else None for _, _, item in classes]
+    scenarios = [_searched(key) for key in keys]
+    missing = [index for index, found in enumerate(scenarios) if found is None]
+    phase.progress(0, len(classes) - len(missing))
+    made = in_forked_workers(realize_any, [(classes[index][2], rules_a, rules_b) for index in missing],
+                             lambda index, scenario: phase.progress(0, 1))
+    for index, scenario in zip(missing, made):
+        scenarios[index] = {"scenario": scenario}
+        if keys[index]:
+            cache.write(f"search-{keys[index]}.json", json.dumps(scenarios[index]).encode("utf-8"))
+    scenarios = [found["scenario"] for found in scenarios]
+    phase.finish(f"{sum(s is not None for s in scenarios)} of {len(classes)} classes played"
+                 + (f", {len(classes) - len(missing)} from the cache" if len(missing) < len(classes) else ""))
     for (number, index, item), scenario in zip(classes, scenarios):
         item.emitted = True
         if scenario is not None:
@@ -76,6 +90,29 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
             else:  # never leave a witness that does not run
                 path.unlink()
     return written
+
+
+def search_key(item: Difference, rules_a: Rules, rules_b: Rules) -> str | None:
+    """What a class's search reads: the class (its witnesses, rules and message), both variants'
+    rules and editions, and the code that plays and searches (None: rules not read from files)."""
+    from .diff import _stored
+    from .play import engine_version
+    if not rules_a.spec.content or not rules_b.spec.content:
+        return None
+    sides = [(rules.variant, rules.spec.content, sorted(rules.edition.deck.items()), sorted(rules.edition.deal.items()),
+              sorted(rules.edition.threshold.items())) for rules in (rules_a, rules_b)]
+    return cache.digest(engine_version(), cache.sources_digest([Path(__file__)]), repr(sides),
+                        json.dumps(_stored(item)))
+
+
+def _searched(key: str | None) -> dict | None:
+    """A search kept under this key: {"scenario": the scenario or None (none found)}."""
+    data = cache.read(f"search-{key}.json") if key else None
+    try:
+        found = json.loads(data) if data is not None else None
+    except ValueError:           # a damaged entry is searched again
+        return None
+    return found if isinstance(found, dict) and "scenario" in found else None
 
 
 def _slug(text: str) -> str:
@@ -299,6 +336,8 @@ def realize_any(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None
 
 
 def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    if item.decision.startswith("body "):
+        return _realize_body(item, rules_a, rules_b)
     if item.decision.startswith("value "):
         if item.read_by_rules:
             return None  # a decision rules read: its finding shows it through their classes' witnesses
@@ -334,6 +373,42 @@ def _realize_procedure_value(item: Difference, rules_a: Rules, rules_b: Rules) -
         if found is not None:
             return found
     return None
+
+
+def _realize_body(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    """What a procedure, handler or power does differently is seen in play: from the witness's
+    tables, the same moves in both versions until something a scenario checks (the layouts, the
+    discard, who is asked what, ...) differs."""
+    budget = Budget(NODES_PER_CLASS)
+    for table in tables(item.witness, rules_a):
+        found = _lockstep(table, rules_a, rules_b, item, budget, NODES_LOCKSTEP["power"], probe=_played_apart)
+        if found is not None:
+            return found
+    return None
+
+
+# what a scenario checks of a round, compared between two versions whose bodies differ
+PLAYED = ("waiting", "layouts", "discard_top", "deck_size", "active", "round_over", "final_phase", "bao", "shield",
+          "recycles", "scores", "totals")
+
+
+def _played_apart(a: Round, b: Round, item: Difference, rules_a: Rules, rules_b: Rules):
+    """('observed', {key: (in a, in b)}) for the checks (PLAYED) that differ between the two rounds
+    after the same moves."""
+    from baobei.interpreter.scenario import EMPTY, observed
+    apart = {}
+    for key in PLAYED:
+        if key == "layouts":
+            got = [{p.name: [EMPTY if c is None else c.kind.name for c in p.layout] for p in rnd.players}
+                   for rnd in (a, b)]
+        elif key in ("scores", "totals"):
+            var = "score" if key == "scores" else "total"
+            got = [{p.name: p.vars[var] for p in rnd.players} for rnd in (a, b)]
+        else:
+            got = [observed(a, key, rules_a), observed(b, key, rules_b)]
+        if got[0] != got[1]:
+            apart[key] = tuple(got)
+    return ("observed", apart) if apart else None
 
 
 def _procedure_tables(witness: dict, rules: Rules) -> list[dict]:
@@ -372,15 +447,28 @@ def _observed_apart(a: Round, b: Round, item: Difference, rules_a: Rules, rules_
 
 
 def _replay(table: dict, rules: Rules, path: list[str]) -> Round | None:
-    from baobei.interpreter.moves import parse_move
+    """The round of a table after a path of the search. Every move of a path was among the legal
+    moves of the state it was played in, under these rules (the searches only extend a path with
+    those), and play is deterministic: the moves are played again without being judged again."""
     try:
         rnd = round_from_table(rules, table)
         for text in path:
-            actor, move = text.split(": ", 1)
-            rnd.apply(parse_move(actor, move, rnd.by_name))
+            rnd.apply(same_move(rnd, _parsed(text, rnd)), trusted=True)
     except (IllegalMove, BaobeiError):
         return None
     return rnd
+
+
+_PARSED: dict[str, Move] = {}     # a move's text, read once (same_move gives it another round's players)
+
+
+def _parsed(text: str, rnd: Round) -> Move:
+    found = _PARSED.get(text)
+    if found is None:
+        from baobei.interpreter.moves import parse_move
+        actor, move = text.split(": ", 1)
+        found = _PARSED[text] = parse_move(actor, move, rnd.by_name)
+    return found
 
 
 def _children(rnd: Round, kind: str | None) -> list[str]:

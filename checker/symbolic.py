@@ -125,9 +125,25 @@ class Situation:
             if decl.type.name == "list":
                 raise SolverError(f"variable '{decl.name}' holds a list: the checker reasons about variables of "
                                   f"one value (a number, a player, a slot, a card ...)", decl.loc)
+        self.var_decls, self.player_var_decls = dict(spec.vars), dict(spec.player_vars)
         self.vars = {name: self._fresh(f"{t}{name}", decl.type) for name, decl in spec.vars.items()}
         self.pvars = {name: [self._fresh(f"{t}{name}_{i}", decl.type) for i in range(P)]
                       for name, decl in spec.player_vars.items()}
+        self._tag = t
+
+    def with_variables_of(self, other: Spec) -> "Situation":
+        """The variables another rule set declares and this one does not, added (two versions of
+        a spec over one table: each reads its own)."""
+        for name, decl in other.vars.items():
+            if name not in self.vars:
+                self.var_decls[name] = decl
+                self.vars[name] = self._fresh(f"{self._tag}{name}", decl.type)
+        for name, decl in other.player_vars.items():
+            if name not in self.pvars:
+                self.player_var_decls[name] = decl
+                self.pvars[name] = [self._fresh(f"{self._tag}{name}_{i}", decl.type)
+                                    for i in range(self.bounds.players)]
+        return self
 
     def _fresh(self, name: str, type_: ast.Type):
         if type_.name == "int":
@@ -162,7 +178,8 @@ class Situation:
         return [pinned(term) for term in terms]
 
     # -- well-formed tables --------------------------------------------------------------
-    def constraints(self) -> list:
+    def constraints(self, counts: bool = True) -> list:
+        """What a well-formed table is; `counts`: no more copies of a card than the edition has."""
         B, ix = self.bounds, self.ix
         P, S = B.players, B.slots
         c = [self.np >= 2, self.np <= P]
@@ -179,6 +196,8 @@ class Situation:
                                                          self.mby[i][j] == NONE)))
         for name in ("turn", "sequence", "deck_size", "discard_size", "under_size"):
             c.append(self.ints[name] >= 0)
+        for name in ("deck_size", "discard_size", "under_size"):       # no pile holds more than the deck
+            c.append(self.ints[name] <= self.edition.size)
         c.append(self.ints["threshold"] == self._by_players(self.edition.threshold))
         c.append(self.ints["edition_deal"] == self._by_players(self.edition.deal))
         c += [self.active >= 0, self.active < self.np, self.actor >= 0, self.actor < self.np,
@@ -197,14 +216,13 @@ class Situation:
         for k, held in enumerate(self.held):
             c.append(z3.If(self.hc <= k, held == NONE, z3.And(held >= 0, held < len(ix.cards))))
         c += self._ref_range(self.ref)
-        for name, decl in self.spec.vars.items():
+        for name, decl in self.var_decls.items():
             c += self._range(self.vars[name], decl.type)
-        for name, decl in self.spec.player_vars.items():
+        for name, decl in self.player_var_decls.items():
             for i, value in enumerate(self.pvars[name]):
                 c += self._range(value, decl.type)
         c += [self.top >= NONE, self.top < len(ix.cards), (self.ints["discard_size"] >= 1) == (self.top != NONE)]
-        c += self._deck_counts()
-        return c
+        return c + (self._deck_counts() if counts else [])
 
     def decision_arguments(self, decl: ast.DecisionDecl, stem: str) -> tuple[list, list]:
         """Fresh symbolic arguments for a decision's parameters, and the constraints on them."""
@@ -283,13 +301,13 @@ class Situation:
         if z3.is_int_value(p):
             i = p.as_long()
             return self.ns[i] if 0 <= i < self.bounds.players else z3.IntVal(0)
-        expr = z3.IntVal(0)
+        expr = int_(0)
         for i in range(self.bounds.players):
-            expr = z3.If(p == i, self.ns[i], expr)
+            expr = if_(eq_(p, i), self.ns[i], expr)
         return expr
 
     def slot_exists(self, slot: SlotV):
-        return z3.And(slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= self.slot_count(slot.p))
+        return and_([slot.p >= 0, slot.p < self.np, slot.n >= 1, slot.n <= self.slot_count(slot.p)])
 
     def at(self, slot: SlotV, table, default):
         """table[i][j] at the slot (default where there is none). Reads are remembered (with what
@@ -297,7 +315,7 @@ class Situation:
         if z3.is_int_value(slot.p) and z3.is_int_value(slot.n):
             i, n = slot.p.as_long(), slot.n.as_long()
             if 0 <= i < self.bounds.players and 1 <= n <= self.bounds.slots:
-                return z3.If(self.ns[i] >= n, table[i][n - 1], default)
+                return if_(ge_(self.ns[i], n), table[i][n - 1], default)
             return z3.IntVal(default) if isinstance(default, int) else default
         key = (slot.p.get_id(), slot.n.get_id(), id(table), id(self.ns), id(default))
         found = self._reads.get(key)
@@ -312,18 +330,18 @@ class Situation:
             n = slot.n.as_long()
             if not 1 <= n <= self.bounds.slots:
                 return default
-            players_cells = [(slot.p == i, self.ns[i] >= n, table[i][n - 1]) for i in players]
-            cells = players_cells
+            cells = [(eq_(slot.p, i), ge_(self.ns[i], n), table[i][n - 1]) for i in players]
         elif z3.is_int_value(slot.p):        # a row: one cell per slot of that player
             i = slot.p.as_long()
             if not 0 <= i < self.bounds.players:
                 return default
-            cells = [(slot.n == j + 1, self.ns[i] > j, table[i][j]) for j in slots]
+            cells = [(eq_(slot.n, j + 1), ge_(self.ns[i], j + 1), table[i][j]) for j in slots]
         else:
-            cells = [(z3.And(slot.p == i, slot.n == j + 1), self.ns[i] > j, table[i][j]) for i in players for j in slots]
+            cells = [(and_([eq_(slot.p, i), eq_(slot.n, j + 1)]), ge_(self.ns[i], j + 1), table[i][j])
+                     for i in players for j in slots]
         expr = default
         for where, exists, value in cells:
-            expr = z3.If(z3.And(where, exists), value, expr)
+            expr = if_(and_([where, exists]), value, expr)
         return expr
 
     def player_slots(self, p) -> ListV:
@@ -331,15 +349,15 @@ class Situation:
         if z3.is_int_value(p):
             i = p.as_long()
             if 0 <= i < self.bounds.players:
-                items = [(self.ns[i] > j, SlotV(z3.IntVal(i), z3.IntVal(j + 1))) for j in range(self.bounds.slots)]
+                items = [(ge_(self.ns[i], j + 1), SlotV(z3.IntVal(i), z3.IntVal(j + 1))) for j in range(self.bounds.slots)]
             return ListV(items)
         for i in range(self.bounds.players):
             for j in range(self.bounds.slots):
-                items.append((z3.And(p == i, self.ns[i] > j), SlotV(z3.IntVal(i), z3.IntVal(j + 1))))
+                items.append((and_([eq_(p, i), ge_(self.ns[i], j + 1)]), SlotV(z3.IntVal(i), z3.IntVal(j + 1))))
         return ListV(items)
 
     def all_slots(self) -> ListV:
-        return ListV([(self.ns[i] > j, SlotV(z3.IntVal(i), z3.IntVal(j + 1)))
+        return ListV([(ge_(self.ns[i], j + 1), SlotV(z3.IntVal(i), z3.IntVal(j + 1)))
                       for i in range(self.bounds.players) for j in range(self.bounds.slots)])
 
     def players(self) -> ListV:
@@ -358,17 +376,126 @@ class Situation:
             return self.pvars[name][i] if 0 <= i < self.bounds.players else default
         expr = default
         for i, value in enumerate(self.pvars[name]):
-            expr = _ite(p == i, value, expr)
+            expr = _ite(eq_(p, i), value, expr)
         return expr
 
 
 def _ite(cond, a, b):
     if isinstance(a, SlotV):
-        return SlotV(z3.If(cond, a.p, b.p), z3.If(cond, a.n, b.n))
+        return SlotV(if_(cond, a.p, b.p), if_(cond, a.n, b.n))
     if isinstance(a, RefV):
-        return RefV(z3.If(cond, a.card, b.card), z3.If(cond, a.how, b.how), z3.If(cond, a.by, b.by),
-                    z3.If(cond, a.open, b.open))
-    return z3.If(cond, a, b)
+        return RefV(if_(cond, a.card, b.card), if_(cond, a.how, b.how), if_(cond, a.by, b.by),
+                    if_(cond, a.open, b.open))
+    return if_(cond, a, b)
+
+
+# ---- terms built directly --------------------------------------------------------------------
+# The symbolic execution builds hundreds of thousands of terms from terms that are typed already:
+# z3py's coercions and sort checks cost more than building them. These go to Z3's C API directly,
+# and fold what is plain (a condition that is the constant true or false, an `if` whose branches
+# are one term): the formulas mean the same and are smaller. Anything else goes to z3py.
+
+def truth(term):
+    """True or False when the term is the constant true or false, else None (one call to Z3)."""
+    value = z3.Z3_get_bool_value(term.ctx.ref(), term.as_ast())
+    return True if value == z3.Z3_L_TRUE else False if value == z3.Z3_L_FALSE else None
+
+
+def _typed(ast, like, ctx):
+    """The z3py object of a new term of the same sort as `like`."""
+    if isinstance(like, z3.BoolRef):
+        return z3.BoolRef(ast, ctx)
+    if isinstance(like, z3.ArithRef):       # a numeral's class is for numerals only
+        return z3.ArithRef(ast, ctx)
+    return z3.z3._to_expr_ref(ast, ctx)
+
+
+def if_(cond, a, b):
+    """z3.If(cond, a, b)."""
+    if type(cond) is not z3.BoolRef or not isinstance(a, z3.ExprRef) or not isinstance(b, z3.ExprRef):
+        return z3.If(cond, a, b)
+    known = truth(cond)
+    if known is not None:
+        return a if known else b
+    ctx = cond.ctx
+    if z3.Z3_is_eq_ast(ctx.ref(), a.as_ast(), b.as_ast()):
+        return a
+    try:
+        return _typed(z3.Z3_mk_ite(ctx.ref(), cond.as_ast(), a.as_ast(), b.as_ast()), a, ctx)
+    except z3.Z3Exception:      # two sorts z3py would reconcile (an int and a real)
+        return z3.If(cond, a, b)
+
+
+def and_(terms):
+    """z3.And(terms) of Boolean terms: true ones left out, false when one is false."""
+    return _junction(terms, True)
+
+
+def or_(terms):
+    """z3.Or(terms) of Boolean terms: false ones left out, true when one is true."""
+    return _junction(terms, False)
+
+
+def _junction(terms, conjunction: bool):
+    kept = []
+    for term in terms:
+        if type(term) is not z3.BoolRef:
+            return z3.And(terms) if conjunction else z3.Or(terms)
+        known = truth(term)
+        if known is None:
+            kept.append(term)
+        elif known is not conjunction:
+            return term
+    if not kept:
+        return z3.BoolVal(conjunction)
+    if len(kept) == 1:
+        return kept[0]
+    array, size = z3.z3._to_ast_array(kept)
+    ctx = kept[0].ctx
+    made = z3.Z3_mk_and if conjunction else z3.Z3_mk_or
+    return z3.BoolRef(made(ctx.ref(), size, array), ctx)
+
+
+_INTS: dict = {}
+
+
+def int_(value: int):
+    """z3.IntVal(value), made once (and kept, so that its id stays its own)."""
+    term = _INTS.get(value)
+    if term is None:
+        term = _INTS[value] = z3.IntVal(value)
+    return term
+
+
+def eq_(a, b):
+    """a == b of integer terms (or a term and a Python int): true or false when both are numbers."""
+    a = int_(a) if isinstance(a, int) else a
+    b = int_(b) if isinstance(b, int) else b
+    if not isinstance(a, z3.ArithRef) or not isinstance(b, z3.ArithRef):
+        return a == b
+    ctx = a.ctx
+    if z3.Z3_is_eq_ast(ctx.ref(), a.as_ast(), b.as_ast()):
+        return z3.BoolVal(True, ctx)
+    if type(a) is z3.IntNumRef and type(b) is z3.IntNumRef:     # two numbers, not the same one
+        return z3.BoolVal(False, ctx)
+    return z3.BoolRef(z3.Z3_mk_eq(ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+
+
+def ge_(a, b: int):
+    """a >= b of an integer term and a Python int: true or false when the term is a number."""
+    if type(a) is z3.IntNumRef:
+        return z3.BoolVal(a.as_long() >= b, a.ctx)
+    return a >= b
+
+
+def not_(term):
+    """z3.Not(term) of a Boolean term."""
+    if type(term) is not z3.BoolRef:
+        return z3.Not(term)
+    known = truth(term)
+    if known is not None:
+        return z3.BoolVal(not known)
+    return z3.BoolRef(z3.Z3_mk_not(term.ctx.ref(), term.as_ast()), term.ctx)
 
 
 ite = _ite

@@ -13,7 +13,7 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.model import Spec, expr_text
 
-from .symbolic import NONE, ListV, RefV, Situation, SlotV, ite, none_slot
+from .symbolic import NONE, ListV, RefV, Situation, SlotV, and_, eq_, if_, int_, ite, none_slot, not_, or_
 
 _fresh = itertools.count()
 _CARD_ATTRS: dict = {}        # id of a spec -> ({(card term id, attribute): (term, card)}, the spec)
@@ -112,9 +112,9 @@ class Translator:
             if name == "card":
                 return card
             if name == "occupied":
-                return card != NONE
+                return not_(eq_(card, NONE))
             if name == "empty":
-                return z3.And(s.slot_exists(obj), card == NONE)
+                return and_([s.slot_exists(obj), eq_(card, NONE)])
             if name == "new":
                 return z3.And(obj.p >= 0, obj.p < s.np, obj.n == s.slot_count(obj.p) + 1)
             table = {"moved_turn": (s.mturn, -1), "moved_sequence": (s.mseq, -1), "moved_by": (s.mby, NONE)}[name]
@@ -157,9 +157,9 @@ class Translator:
         if z3.is_int_value(card):
             index = card.as_long()
             return z3.IntVal(attribute(index) if 0 <= index < len(self.ix.cards) else missing)
-        expr = z3.IntVal(missing)
+        expr = int_(missing)
         for index in range(len(self.ix.cards)):
-            expr = z3.If(card == index, attribute(index), expr)
+            expr = if_(eq_(card, index), int_(attribute(index)), expr)
         return expr
 
     def default(self, type_: ast.Type):
@@ -202,25 +202,26 @@ class Translator:
 
     def e_Unary(self, e, env):
         value = self.expr(e.operand, env)
-        return z3.Not(value) if e.op == "not" else -value
+        return not_(value) if e.op == "not" else -value
 
     def e_Binary(self, e, env):
         op = e.op
         if op in ("and", "or", "implies"):
             left, right = self.expr(e.left, env), self.expr(e.right, env)
-            return {"and": z3.And, "or": z3.Or, "implies": z3.Implies}[op](left, right)
+            if op == "and":
+                return and_([left, right])
+            return or_([left if op == "or" else not_(left), right])
         if op == "in":
             left = self.expr(e.left, env)
             if isinstance(e.right, ast.SetLit):
-                return z3.Or([self.equal(left, self.expr(item, env), e.left.type) for item in e.right.items])
+                return or_([self.equal(left, self.expr(item, env), e.left.type) for item in e.right.items])
             right = self.expr(e.right, env)
-            return z3.Or([z3.And(g, self.equal(left, item, e.left.type)) for g, item in right.items]) \
-                if right.items else z3.BoolVal(False)
+            return or_([and_([g, self.equal(left, item, e.left.type)]) for g, item in right.items])
         left, right = self.expr(e.left, env), self.expr(e.right, env)
         if op in ("==", "!="):
             type_ = e.left.type if e.left.type.name != "none" else e.right.type
             same = self.equal(left, right, type_)
-            return same if op == "==" else z3.Not(same)
+            return same if op == "==" else not_(same)
         return {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
                 ">=": lambda a, b: a >= b, "+": lambda a, b: a + b, "-": lambda a, b: a - b,
                 "*": lambda a, b: a * b}[op](left, right)
@@ -231,29 +232,29 @@ class Translator:
         if type_.name == "slot":
             a = a if a is not None else none_slot()
             b = b if b is not None else none_slot()
-            return z3.And(a.p == b.p, a.n == b.n)
+            return and_([eq_(a.p, b.p), eq_(a.n, b.n)])
         if type_.name == "reference":
             a = a if a is not None else self.default(type_)
             b = b if b is not None else self.default(type_)
-            return z3.And(a.card == b.card, a.how == b.how, a.by == b.by, a.open == b.open)
-        a = a if a is not None else z3.IntVal(NONE)
-        b = b if b is not None else z3.IntVal(NONE)
-        return a == b
+            return and_([eq_(a.card, b.card), eq_(a.how, b.how), eq_(a.by, b.by), a.open == b.open])
+        a = a if a is not None else int_(NONE)
+        b = b if b is not None else int_(NONE)
+        return eq_(a, b)
 
     def e_Quant(self, e, env):
         domain = self.expr(e.domain, env)
         results = [(g, self.expr(e.body, {**env, e.var: item})) for g, item in domain.items]
         if e.kind == "all":
-            return z3.And([z3.Implies(g, b) for g, b in results]) if results else z3.BoolVal(True)
+            return and_([or_([not_(g), b]) for g, b in results])
         if e.kind == "any":
-            return z3.Or([z3.And(g, b) for g, b in results]) if results else z3.BoolVal(False)
+            return or_([and_([g, b]) for g, b in results])
         if e.kind == "count":
             return z3.Sum([z3.If(z3.And(g, b), 1, 0) for g, b in results]) if results else z3.IntVal(0)
         if e.kind == "sum":
             return z3.Sum([z3.If(g, b, 0) for g, b in results]) if results else z3.IntVal(0)
         found = self.default(e.type)
         for (g, b), (_, item) in reversed(list(zip(results, domain.items))):
-            found = ite(z3.And(g, b), item, found)
+            found = ite(and_([g, b]), item, found)
         return found
 
     def e_IfExpr(self, e, env):
@@ -320,9 +321,9 @@ class Translator:
 
     def _decision_winner(self, name: str, args: list):
         rules = self.spec.first_match(self.spec.value_rules(name))
-        winner = z3.IntVal(-1)
+        winner = int_(-1)
         for index in reversed(range(len(rules))):
-            winner = z3.If(self.condition(rules[index], args), index, winner)
+            winner = if_(self.condition(rules[index], args), int_(index), winner)
         return winner, rules
 
     def _undefined(self, type_: ast.Type, name: str):
@@ -338,26 +339,25 @@ class Translator:
 
     def _legality(self, kind: str):
         rules = self.spec.first_match(self.spec.legality_rules(kind))
-        verdict, winner = z3.BoolVal(False), z3.IntVal(-1)
+        verdict, winner = z3.BoolVal(False), int_(-1)
         for index in reversed(range(len(rules))):
             cond = self.condition(rules[index])
-            verdict = z3.If(cond, z3.BoolVal(rules[index].body.allow), verdict)
-            winner = z3.If(cond, index, winner)
+            verdict = if_(cond, z3.BoolVal(rules[index].body.allow), verdict)
+            winner = if_(cond, int_(index), winner)
         return verdict, winner, rules
 
     def fire(self, role: str):
         """(winner index or -1, rules) for a role: the first applicable fire rule, defaults last."""
         rules = self.spec.first_match([r for r in self.spec.fire_rules() if isinstance(r.body.role, ast.NoneLit)
                                        or expr_text(r.body.role) == role])
-        winner = z3.IntVal(-1)
+        winner = int_(-1)
         for index in reversed(range(len(rules))):
-            winner = z3.If(self.condition(rules[index]), index, winner)
+            winner = if_(self.condition(rules[index]), int_(index), winner)
         return winner, rules
 
     def fires(self, role: str):
         winner, rules = self.fire(role)
-        options = [winner == i for i, r in enumerate(rules) if not isinstance(r.body.role, ast.NoneLit)]
-        return z3.Or(options) if options else z3.BoolVal(False)
+        return or_([eq_(winner, i) for i, r in enumerate(rules) if not isinstance(r.body.role, ast.NoneLit)])
 
 
 def _term_key(value):

@@ -50,18 +50,22 @@ class VersionReport:
 
 def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, timeout_ms: int,
                      scenarios: list[str] = (), games: list[str] = (), emit: str | None = None,
-                     progress: bool = False) -> VersionReport:
-    """`progress`: show each phase's progress on stderr."""
+                     progress: bool = False, use_cache: bool = True) -> VersionReport:
+    """`progress`: show each phase's progress on stderr; `use_cache`: take the proofs and answers
+    of questions asked before from the cache (checker/answers.py)."""
+    from .answers import Answers
     from baobei.interpreter.progress import Phase
     spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
     edition, old_edition = load_edition_for(new, spec_new), load_edition_for(old, spec_old)
-    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), edition, bounds, timeout_ms,
-                                         progress=progress))
+    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), old_edition, bounds, timeout_ms,
+                                         use_cache, progress=progress, edition_b=edition))
     report.edition = edition_changes(old_edition, edition)
     phase = Phase("checking the claims of both versions", "checks", enabled=progress)
     with reporting_to(phase):
-        old_claims = {n: s for n, s, _ in check(spec_old, old_edition, variant, bounds, timeout_ms).claims}
-        new_claims = {n: s for n, s, _ in check(spec_new, edition, variant, bounds, timeout_ms).claims}
+        old_claims = {n: s for n, s, _ in check(spec_old, old_edition, variant, bounds, timeout_ms,
+                                                answers=Answers(enabled=use_cache)).claims}
+        new_claims = {n: s for n, s, _ in check(spec_new, edition, variant, bounds, timeout_ms,
+                                                answers=Answers(enabled=use_cache)).claims}
     phase.finish()
     for name in sorted(set(old_claims) | set(new_claims)):
         if old_claims.get(name) != new_claims.get(name):

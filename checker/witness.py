@@ -67,6 +67,15 @@ class Reader:
             return self.enum(value, name)
         return str(self.model.eval(value, model_completion=True))
 
+    def shown(self, value, type_) -> str:
+        """A value as a scenario writes it: a player's name, a slot `Ben.2`, a card id, a number,
+        a reference with how (and by whom); none where there is none."""
+        shown = self.typed(value, type_) if value is not None else None
+        if isinstance(shown, dict):
+            by = f" by {shown['by']}" if shown["by"] else ""
+            return f"{shown['card']} ({shown['how']}{by})"
+        return "none" if shown is None else str(shown).lower() if isinstance(shown, bool) else str(shown)
+
     def reference(self, ref: RefV) -> dict | None:
         how = self.enum(ref.how, schema.HOW_ENUM)
         if how is None:

@@ -28,6 +28,30 @@ from .expressions import Code, Compiler, Env, View, indent
 from .moves import SHAPES
 
 T1, T2, CH = "target", "second", "chosen"
+PICKED = "one legal move drawn uniformly, made (None: there is none)"
+
+
+def _from_list(listing: str) -> list[str]:
+    """One argument tuple of a listing drawn uniformly into `args` (None returned when it is empty)."""
+    return [f"legal = {listing}", "if not legal:", "    return None",
+            "args = legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]"]
+
+
+def _made(kind: str, shape, arity: int | None) -> list[str]:
+    """The Move of `actor` with the arguments `args` (of `arity` items; None: as many as it has),
+    made without a Python __init__ frame, returned."""
+    if shape.args == "player":
+        targets, target, second, chosen = "()", "None", "None", "args[0]"
+    elif arity == 0:
+        targets, target, second, chosen = "()", "None", "None", "None"
+    elif arity is None:
+        targets, target, second, chosen = "args", "args[0] if args else None", \
+            "args[1] if len(args) > 1 else None", "None"
+    else:
+        targets, target, second, chosen = "args", "args[0]", "args[1]" if arity > 1 else "None", "None"
+    # (its user and power are the ask's, set where it is played)
+    return ["move = MadeMove()", "move.actor = actor", f"move.kind = {kind!r}", f"move.targets = {targets}",
+            f"move.target = {target}", f"move.second = {second}", f"move.chosen = {chosen}", "return move"]
 
 
 # ---- specialising an expression to a site and a number of targets -------------------------
@@ -352,8 +376,29 @@ class Staged:
         pseudo = self.pseudo_rules(kind, 0, 0, power, asker)
         return bool(pseudo) and pseudo[0].allow and not any(pseudo[0].stages)
 
+    def checks(self, site: str, kind: str, power: str | None, asker: ast.Name | None, ctx: str,
+               actor: str) -> list[tuple]:
+        """(cost, call, arity) for each form of a kind asked at a site that some rule may allow: whether
+        the player `actor` (code) has a legal move of it in the context `ctx` (code), as the site's
+        functions below find it (J for a form without arguments, X for the others); the cost as
+        Form.cost."""
+        shape = SHAPES[kind]
+        found = []
+        for arity in shape.counts:
+            depth = 0 if arity == 0 else (1 if shape.args == "player" else arity)
+            pseudo = self.pseudo_rules(kind, arity, depth, power, asker)
+            if not any(rule.allow for rule in pseudo):
+                continue
+            if arity == 0:
+                found.append((0, f"J{site}_{kind}0(S, {ctx}, {actor})", arity))
+                continue
+            sources = self._sources(shape, arity, pseudo)
+            cost = 1 if arity == 1 and not sources[0].endswith("all") else 2
+            found.append((cost, f"X{site}_{kind}{arity}(S, {ctx}, {actor}, ask)", arity))
+        return found
+
     def site_forms(self, site: str, kind: str, power: str | None, label: str,
-                   asker: ast.Name | None = None) -> tuple[list[str], str]:
+                   asker: ast.Name | None = None, shared: int | None = None) -> tuple[list[str], str, str]:
         """Source lines of one kind's functions at one site, and its table: for each number of
         arguments, (arity, X: whether a legal move exists, E: every legal argument tuple,
         J: whether one candidate is legal, where each argument's candidates come from). `asker`:
@@ -382,7 +427,91 @@ class Staged:
                 lines += self._sampler(pick, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
                                        every)
             table.append(f"({arity}, {exists}, {every}, {judge}, {sources!r}, {pick})")
-        return lines, "(" + "".join(entry + ", " for entry in table) + ")"
+        picker = f"P{site}_{kind}"
+        lines += self._picker(picker, site, kind, power, label, asker, shared)
+        return lines, "(" + "".join(entry + ", " for entry in table) + ")", picker
+
+    def _picker(self, name: str, site: str, kind: str, power: str | None, label: str,
+                asker: ast.Name | None, shared: int | None = None) -> list[str]:
+        """P: one legal move of this kind drawn uniformly for the random agent, made, or None when
+        there is none: a form at random among those with a legal move (as the agent draws
+        its kinds), then one of its moves (its candidates listed where they are few, drawn by rejection
+        where many). One form: its rules written in; several: their functions above called."""
+        shape = SHAPES[kind]
+        forms = []
+        for arity in shape.counts:
+            depth = 0 if arity == 0 else (1 if shape.args == "player" else arity)
+            pseudo = self.pseudo_rules(kind, arity, depth, power, asker)
+            sources = self._sources(shape, arity, pseudo)
+            cost = 0 if arity == 0 else (1 if arity == 1 and not sources[0].endswith("all") else 2)
+            forms.append((arity, depth, pseudo, sources, cost))
+        doc = f"{kind} at {label}"
+        if len(forms) > 1:
+            out = [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""']
+            out += indent(self._form_tree(site, kind, forms))
+            return out + ["    if args is None:", "        return None"] + indent(_made(kind, shape, None)) + [""]
+        arity, depth, pseudo, sources, cost = forms[0]
+        made = _made(kind, shape, arity)
+        if cost == 0:
+            self.compiler.reset()
+            out = [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""']
+            env = self._env(sources, power, in_loops=False)
+            return out + indent(self._verdicts(pseudo, env, made, "return None")) + [""]
+        if cost == 1 and shared == arity:    # the ask listed them to see whether any is legal
+            return [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""',
+                    "    known = ask.known",
+                    f"    legal = known.get((actor, F{site}_{kind}{arity})) if known is not None else None",
+                    "    if legal is None:", f"        legal = E{site}_{kind}{arity}(S, C, actor, ask)",
+                    "    if not legal:", "        return None",
+                    "    args = legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]"] + \
+                indent(made) + [""]
+        if cost == 1:
+            return self._staged(name, pseudo, depth, sources, self._env(sources, power, in_loops=True), doc,
+                                find_all=True, tail=["if not legal:", "    return None",
+                                                     "args = legal[0] if len(legal) == 1 else "
+                                                     "legal[int(uniform() * len(legal))]"] + made)
+        return self._sampler(name, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
+                             f"E{site}_{kind}{arity}", tail=made)
+
+    def kinds_picker(self, name: str, site: str, kinds: tuple, label: str) -> list[str]:
+        """Q: one legal move of any kind asked at a site, drawn as the random agent draws (a kind
+        at random among those with a legal move, then its picker), or None where none has one."""
+        out = [f"def {name}(S, C, actor, ask, uniform):", f'    """every kind at {label}: {PICKED}"""']
+        return out + indent(self._kinds_tree(site, list(kinds))) + ["    return move", ""]
+
+    def _kinds_tree(self, site: str, kinds: list) -> list[str]:
+        """`move` set to a move of one of `kinds` (None: none has one): a kind drawn uniformly, the
+        others drawn among in turn where it has none (a kind alone is not drawn)."""
+        if len(kinds) == 1:
+            return [f"move = P{site}_{kinds[0]}(S, C, actor, ask, uniform)"]
+        out = [f"i = int(uniform() * {len(kinds)})"]
+        for index, kind in enumerate(kinds):
+            test = "if" if index == 0 else "else" if index == len(kinds) - 1 else "elif"
+            out.append(f"{test} i == {index}:" if test != "else" else "else:")
+            rest = kinds[:index] + kinds[index + 1:]
+            out += indent(self._kinds_tree(site, [kind]) + ["if move is None:"] + indent(self._kinds_tree(site, rest)))
+        return out
+
+    def _form_tree(self, site: str, kind: str, forms: list) -> list[str]:
+        """`args` set to a legal argument tuple of one of `forms` (None: none has one): a form drawn
+        uniformly, the others drawn among in turn where it has none (a form alone is not drawn)."""
+        if len(forms) == 1:
+            arity, _, pseudo, _, cost = forms[0]
+            if cost == 0:
+                return [f"args = () if J{site}_{kind}0(S, C, actor) else None"]
+            if cost == 1:
+                return [f"legal = E{site}_{kind}{arity}(S, C, actor, ask)",
+                        "args = (legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]) if legal "
+                        "else None"]
+            return [f"args = R{site}_{kind}{arity}(S, C, actor, ask, uniform)"]
+        out = [f"i = int(uniform() * {len(forms)})"]
+        for index, form in enumerate(forms):
+            test = "if" if index == 0 else "else" if index == len(forms) - 1 else "elif"
+            out.append(f"{test} i == {index}:" if test != "else" else "else:")
+            rest = forms[:index] + forms[index + 1:]
+            out += indent(self._form_tree(site, kind, [form]) + ["if args is None:"] +
+                          indent(self._form_tree(site, kind, rest)))
+        return out
 
     def _sources(self, shape, arity: int, pseudo: list[Pseudo]) -> tuple[str, ...]:
         """Where each argument's candidates come from: players, own (the actor's slots), own+new
@@ -480,13 +609,20 @@ class Staged:
         return [f"for {var}, {var}_c in {code}:"]
 
     def _staged(self, name: str, pseudo: list[Pseudo], depth: int, sources: tuple[str, ...], env: Env,
-                doc: str, find_all: bool) -> list[str]:
-        """E (find_all: the list of every legal argument tuple) or X (whether there is one)."""
+                doc: str, find_all: bool, tail: list[str] | None = None) -> list[str]:
+        """E (find_all: the list of every legal argument tuple) or X (whether there is one). With
+        `tail`, a picker: E's list made, then `tail` run on it (None returned where there is none)."""
         self.compiler.reset()
         what = "every legal argument tuple" if find_all else "whether one is legal"
-        out = [f"def {name}(S, C, actor, ask):", f'    """{doc}: {what}"""']
+        if tail is None:
+            out = [f"def {name}(S, C, actor, ask):", f'    """{doc}: {what}"""']
+            nothing = "return legal" if find_all else "return False"
+        else:
+            out = [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""']
+            nothing = "return None"
         if not any(rule.allow for rule in pseudo):
-            return out + ["    return []" if find_all else "    return False", ""]
+            return out + ["    return None" if tail is not None else "    return []" if find_all else "    return False",
+                          ""]
         flags = ["True"] * len(pseudo)
         alive = list(range(len(pseudo)))
         prefix = "    "
@@ -499,7 +635,7 @@ class Staged:
         if "own+new" in sources or "new" in sources:
             out.append("    size = len(actor.layout)")
         for stage in range(depth + 1):
-            skip = "continue" if stage else ("return legal" if find_all else "return False")
+            skip = "continue" if stage else nothing
             body: list[str] = []
             allows = [i for i in alive if pseudo[i].allow]
             before = [flags[i] for i in allows]
@@ -540,6 +676,10 @@ class Staged:
                         body.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
                         body.append(f"    {skip}")
             out += indent(body, prefix)
+            if stage == 0 and depth == 1:
+                chain = self._chain(pseudo, alive, flags, env)
+                if chain is not None:    # one test per candidate, in a comprehension (E) or one loop (X)
+                    return out + indent(self._one_test(sources, chain, find_all, tail)) + [""]
             if stage < depth:
                 loops = self._loops(stage, sources)
                 out += indent(loops, prefix)
@@ -547,8 +687,50 @@ class Staged:
                 if stage == 1:
                     out.append(f"{prefix}if b is a:")
                     out.append(f"{prefix}    continue")
+        if tail is not None:
+            return out + indent(tail) + [""]
         out.append("    return legal" if find_all else "    return False")
         return out + [""]
+
+    def _chain(self, pseudo: list[Pseudo], alive: list[int], flags: list[str], env: Env) -> str | None:
+        """The first-match verdict of the rules still alive on one candidate (the last stage of
+        one argument) as one expression, their flags of the stage before read as they are; None
+        when a condition needs statements first."""
+        terms = []
+        for i in alive:
+            code = self._conjunction(flags[i], pseudo[i].stages[1], env)
+            if code.lines:
+                return None
+            terms.append((code.value, pseudo[i].allow))
+        verdict = "False"
+        for value, allow in reversed(terms):
+            if value == "True":
+                verdict = str(allow)
+            elif allow:
+                verdict = value if verdict == "False" else f"({value}) or ({verdict})"
+            else:
+                verdict = f"not ({value})" if verdict == "True" else \
+                    "False" if verdict == "False" else f"not ({value}) and ({verdict})"
+        return verdict
+
+    def _one_test(self, sources: tuple[str, ...], chain: str, find_all: bool, tail: list[str] | None) -> list[str]:
+        """The candidates for one argument, each judged by one expression: listed for E and a
+        picker, looked through for X. (A plain loop: for the few candidates of one layout, a
+        comprehension's function costs more than it saves.)"""
+        loops = self._loops(0, sources)
+        if chain == "(a_c is not None)" and loops == ["for a, a_c in zip(actor.places, actor.layout):"]:
+            # the occupied slots of one's own layout, found in C (an empty slot holds None)
+            if find_all or tail is not None:
+                return ["legal = list(zip(compress(actor.places, actor.layout)))"] + \
+                    (tail if tail is not None else ["return legal"])
+            return ["return len(actor.layout) != actor.layout.count(None)"]
+        inner = "    " * len(loops)
+        found = ["legal.append((a,))"] if find_all or tail is not None else ["return True"]
+        body = found if chain == "True" else [f"if {chain}:"] + indent(found)
+        out = loops + indent(body, inner)
+        if find_all or tail is not None:
+            return out + (tail if tail is not None else ["return legal"])
+        return out + ["return False"]
 
     def _flag(self, index: int, stage: int, flag: str, rule: Pseudo, env: Env, body: list[str]) -> str:
         """The pseudo-rule's flag after this stage's conjuncts (a new local when it has some)."""
@@ -575,35 +757,43 @@ class Staged:
         out += indent(self._verdicts(pseudo, env, "return True", "return False"))
         return out + [""]
 
-    def _verdicts(self, pseudo: list[Pseudo], env: Env, allow: str, refuse: str) -> list[str]:
-        """The rules tried in first-match order on one candidate: `allow` or `refuse` where the
-        first that applies says so, `refuse` where none does."""
+    def _verdicts(self, pseudo: list[Pseudo], env: Env, allow, refuse) -> list[str]:
+        """The rules tried in first-match order on one candidate: `allow` or `refuse` (a statement,
+        or a list of them that ends the chain) where the first that applies says so, `refuse`
+        where none does."""
+        allow = [allow] if isinstance(allow, str) else allow
+        refuse = [refuse] if isinstance(refuse, str) else refuse
         out: list[str] = []
         for rule in pseudo:
             code = self._conjunction("True", [c for stage in rule.stages for c in stage], env)
             out += code.lines
             verdict = allow if rule.allow else refuse
+            comment = f"  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})"
             if code.value == "True":      # it applies: the rules after it never decide
-                return out + [f"{verdict}  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})"]
-            out.append(f"if {code.value}:  # {rule.rule.level_name} {rule.rule.name} ({rule.rule.loc})")
-            out.append(f"    {verdict}")
-        return out + [refuse]
+                return out + [verdict[0] + comment] + verdict[1:]
+            out.append(f"if {code.value}:{comment}")
+            out += indent(verdict)
+        return out + refuse
 
     def _sampler(self, name: str, pseudo: list[Pseudo], arity: int, sources: tuple[str, ...], env: Env, doc: str,
-                 every: str) -> list[str]:
+                 every: str, tail: list[str] | None = None) -> list[str]:
         """R: one legal argument tuple drawn uniformly, None when there is none: unless the tests
         that refuse every candidate at once do (X's first stage), up to TRIES candidates drawn
         uniformly and judged (J's rules written into the loop; drawn only when there are more than
         SMALL), else one of E's list. X itself is not asked: where candidates are many, most
         decisions that get this far have legal ones, and a draw finds one sooner than X's scan."""
         self.compiler.reset()
-        out = [f"def {name}(S, C, actor, ask, uniform):",
-               f'    """{doc}: a legal argument tuple drawn uniformly (None: there is none)"""']
+        what = PICKED if tail is not None else "a legal argument tuple drawn uniformly (None: there is none)"
+        out = [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {what}"""']
         if not any(rule.allow for rule in pseudo):
             return out + ["    return None", ""]
         out += indent(self._refused_at_once(pseudo, env, "return None"))
         found = "(a,)" if arity == 1 else "(a, b)"
-        judged = self._verdicts(pseudo, env, f"return {found}", "continue")
+        if tail is None:
+            judged = self._verdicts(pseudo, env, f"return {found}", "continue")
+        else:     # a picker: the arguments found end the draws, and the move is made below
+            out.append("    args = None")
+            judged = self._verdicts(pseudo, env, [f"args = {found}", "break"], "continue")
         if arity == 1:       # one slot anywhere on the table, drawn from the layouts without listing them
             blank = int(sources[0].startswith("_"))
             out += [f"    total = {blank}", "    for p_a in S.players:", "        total += len(p_a.layout)",
@@ -623,11 +813,13 @@ class Staged:
                     "            a, a_c = da[int(uniform() * n)]", "            b, b_c = db[int(uniform() * m)]",
                     "            if a is b:", "                continue"]
             out += indent(judged, "            ")
-        out += [f"    legal = {every}(S, C, actor, ask)",
-                "    if not legal:",
-                "        return None",
-                "    return legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]", ""]
-        return out
+        if tail is None:
+            return out + [f"    legal = {every}(S, C, actor, ask)",
+                          "    if not legal:",
+                          "        return None",
+                          "    return legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]", ""]
+        return out + ["    if args is None:"] + indent(indent(_from_list(f"{every}(S, C, actor, ask)"))) + \
+            indent(tail) + [""]
 
     def _refused_at_once(self, pseudo: list[Pseudo], env: Env, skip: str) -> list[str]:
         """The tests that refuse every candidate before any is looked at, as X and E begin: no

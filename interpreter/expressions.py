@@ -63,11 +63,12 @@ class Env:
         return replace(self, names={**self.names, name: view})
 
 
-def context_of(ctx: str, new_slot: bool = True) -> dict[str, View]:
+def context_of(ctx: str, new_slot: bool = True, move: bool = False) -> dict[str, View]:
     """The move context read from a Ctx object named `ctx` (a handler, a procedure, lambda_);
-    `new_slot`: whether its targets may be a layout's next new slot (the move's kind says)."""
+    `new_slot`: whether its targets may be a layout's next new slot (the move's kind says);
+    `move`: it is a move's (a handler's), whose actor is a player, never none."""
     slot = dict(none=True, new=new_slot)
-    return {"actor": View(f"{ctx}.actor"), "user": View(f"{ctx}.user"), "power": View(f"{ctx}.power"),
+    return {"actor": View(f"{ctx}.actor", none=not move), "user": View(f"{ctx}.user"), "power": View(f"{ctx}.power"),
             "chosen": View(f"{ctx}.chosen"), "target": View(f"{ctx}.target", **slot),
             "second": View(f"{ctx}.second", **slot), "targets": View(f"{ctx}.targets", none=False)}
 
@@ -275,10 +276,13 @@ class Compiler:
         name = expr.name
         if name == "count":
             return View(self.count_of(expr.args[0], env, lines), none=False)
-        args = [self.value(arg, env, lines) for arg in expr.args]
+        views = [self.view(arg, env, lines) for arg in expr.args]
+        args = [view.code for view in views]
         if name in ("min", "max"):
             return View(f"{name}({args[0]}, {args[1]})", none=False)
         if name == "next_player":    # clockwise: the next seat (State.next_player, written out)
+            if not views[0].none:
+                return View(f"S.players[({args[0]}.index + 1) % len(S.players)]", none=False)
             player = self.once(args[0], lines)
             return View(f"(S.players[({player}.index + 1) % len(S.players)] if {player} is not None else None)")
         return View(f"S.{name}({', '.join(args)})", none=False)   # changed_by_others

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
+from operator import attrgetter
 
 from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
@@ -50,38 +52,46 @@ class GameRecord:
 
 def new_round(rules: Rules, names: list[str], rng: Rng, *, first: int | None, totals: dict[str, int],
               tiebreak: bool = False, deck: list[str] | None = None, lot: int | None = None,
-              reshuffles: list[list[str]] | None = None, copyable: bool = True) -> Round:
+              reshuffles: list[list[str]] | None = None, copyable: bool = True, cards: list | None = None) -> Round:
     """A round dealt from a shuffled full deck, waiting for its first decision (the peeks).
     `first` None: the spec's opening_player decides, with `lot` drawn at random. `deck` and
     `reshuffles`: a recorded deal and the draw piles its recycles made (top first). `copyable`
-    False: the round cannot be cloned or rebuilt (keeping the randomness's state for that costs
-    every round: a balance study does without)."""
+    False: the round cannot be cloned or rebuilt. `cards`: the game's cards (a shuffled full deck
+    only), made into the list by its first round; each later round is dealt from them once the
+    round before has released them (Round.release_cards): the cards of a finished round change
+    when the next one is dealt."""
     edition = rules.edition
     count = len(names)
     rnd = Round(rules.program, names, rng, threshold=edition.threshold[count], edition_deal=edition.deal[count],
                 tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     if deck is None:
-        rnd.deck = rnd.new_cards(rules.deck())
+        if cards:
+            rnd.deck = list(cards)
+        else:
+            rnd.deck = rnd.new_cards(rules.deck())
+            if cards is not None:
+                cards += rnd.deck
         rng.shuffle(rnd.deck)
     else:
         rnd.deck = rnd.new_cards(reversed(deck))
-    rnd.initial_deck = [card.kind.name for card in reversed(rnd.deck)]
+    rnd.dealt = list(rnd.deck)
     if reshuffles is not None:
         rnd.reshuffles = [list(order) for order in reshuffles]
-    if copyable:    # a copy is the same deal played again, with the randomness as it is now
-        seed, state, dealt = rng.seed, rng.random.getstate(), rnd.initial_deck
-        rnd.rebuild = lambda: _unstarted(rules, names, seed, state, first, totals, tiebreak, dealt, lot, reshuffles)
+    if copyable:    # a copy is the same deal played again (Round.clone: with the same recycled piles)
+        seed, dealt = rng.seed, rnd.dealt
+        rnd.rebuild = lambda: _unstarted(rules, names, seed, first, totals, tiebreak,
+                                         [card.kind.name for card in reversed(dealt)], lot, reshuffles)
     rnd.start(["setup", "turns"])
     return rnd
 
 
-def _unstarted(rules, names, seed, state, first, totals, tiebreak, deck, lot, reshuffles) -> Round:
+def _unstarted(rules, names, seed, first, totals, tiebreak, deck, lot, reshuffles) -> Round:
     copy = Rng(seed)
-    copy.random.setstate(state)
     edition = rules.edition
     rnd = Round(rules.program, names, copy, threshold=edition.threshold[len(names)],
                 edition_deal=edition.deal[len(names)], tiebreak=tiebreak, first=first, lot=lot, totals=totals)
     rnd.deck = rnd.new_cards(reversed(deck))
+    rnd.dealt = list(rnd.deck)
     rnd.initial_deck = list(deck)
     if reshuffles is not None:
         rnd.reshuffles = [list(order) for order in reshuffles]
@@ -92,23 +102,36 @@ def decide(rnd: Round, agents: dict, rng: Rng) -> Move:
     """The next move: the asked player's agent decides; when several players are asked (a
     pluck window), they may act in the order of priority the spec gives; the first who does
     gets it."""
-    ask = rnd.pending
-    clauses = ask.clauses
-    actor = clauses[0][0]
-    if actor is not None and len(clauses) == 1:
-        return _chosen(ask, agents[actor.name].choose(rnd, actor, False))
-    actors = _actors_in_order(rnd, ask)
+    return _decided({player: agents[player.name].choose for player in rnd.players}, rnd.pending)
+
+
+def _decided(choosing: dict, ask) -> Move:
+    """decide, with each player's agent's choose (player -> function)."""
+    rnd = ask.round
+    actor = ask.actor
+    if actor is not None:
+        return _chosen(ask, choosing[actor](rnd, actor, False))
+    site = ask.site
+    anyone = ask.several is site.clauses
+    if anyone:    # every player, in the order of priority (kept per active player where it may be)
+        actors = rnd.orders.get(rnd.active) or rnd.program.by_priority(rnd, EMPTY_CTX, rnd.players)
+    else:
+        actors = _actors_in_order(rnd, ask)
     if len(actors) == 1:
         actor = actors[0]
-        return _chosen(ask, agents[actor.name].choose(rnd, actor, may_decline=False))
+        return _chosen(ask, choosing[actor](rnd, actor, False))
     for actor in actors:
-        move = agents[actor.name].choose(rnd, actor, may_decline=True)
+        move = choosing[actor](rnd, actor, True)
         if move is not None:
             return move
-    for actor in actors:  # nobody acts: the window is declined
-        for _, kind in ask.asked(actor):
-            if kind in DECLINE_KINDS and ask.forms(actor, kind):
-                return Move(actor, kind)
+    if anyone and site.free_decline is not None:   # nobody acts: the first declines, as it always may
+        return Move(actors[0], site.free_decline)
+    for actor in actors:  # nobody acts: the window is declined, by the first who may decline
+        for kind in site.kinds if anyone else ask.kinds_of(actor):
+            if kind in DECLINE_KINDS:
+                for form in site.forms[kind]:
+                    if ask.legal_form(actor, form):
+                        return Move(actor, kind)
     raise RuleRuntimeError(f"no player can move at {ask.label}")
 
 
@@ -121,8 +144,12 @@ def _chosen(ask, move: Move | None) -> Move:
 
 def _actors_in_order(rnd: Round, ask) -> list:
     """The players asked, in the spec's order of priority (define priority(p))."""
-    askers = [asker for asker, _ in ask.clauses]
-    asked = rnd.players if None in askers else [p for p in rnd.players if p in askers]
+    clauses = ask.clauses
+    if ask.several is ask.site.clauses:     # anyone (a pluck window)
+        asked = rnd.players
+    else:
+        askers = [asker for asker, _ in clauses]
+        asked = rnd.players if None in askers else [p for p in rnd.players if p in askers]
     return rnd.program.by_priority(rnd, EMPTY_CTX, asked)
 
 
@@ -130,25 +157,12 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     """Play a round to its end. Agents choose among generated legal moves, so by default a
     move is not judged a second time; `trusted=False` judges every move again. `on_move` is
     called after every move, or only after those of the kinds in `watched` when given."""
-    if trusted:
-        choosing = {player: agents[player.name].choose for player in rnd.players}
-
-        def next_move(ask):
-            clauses = ask.clauses
-            actor = clauses[0][0]
-            if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-                move = choosing[actor](rnd, actor, False)
-                return move if move is not None else _chosen(ask, move)
-            return decide(rnd, agents, rng)
-        return rnd.play_trusted(next_move, on_move, MAX_MOVES_PER_ROUND, watched)
+    choosing = {player: agents[player.name].choose for player in rnd.players}
+    if trusted:     # one player asked: its agent decides; several: _decided
+        return rnd.play_trusted(choosing, partial(_decided, choosing), on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
-        clauses = rnd.pending.clauses
-        actor = clauses[0][0]
-        if actor is not None and len(clauses) == 1:    # one player asked: its agent decides
-            move = _chosen(rnd.pending, agents[actor.name].choose(rnd, actor, False))
-        else:
-            move = decide(rnd, agents, rng)
+        move = _decided(choosing, rnd.pending)
         rnd.apply(move)
         moves += 1
         if on_move is not None and (watched is None or move.kind in watched):
@@ -173,10 +187,11 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
     first = None            # the first round and every tie-break round: the spec's opening_player
     lot = rng.randrange(len(playing))
     tiebreak = False
+    cards: list = []        # the game's cards, dealt again each round
     for _ in range(MAX_ROUNDS):
         started = time.perf_counter()
         rnd = new_round(rules, playing, rng, first=first, lot=lot, totals=totals, tiebreak=tiebreak,
-                        copyable=copyable)
+                        copyable=copyable, cards=cards)
         record.deal_seconds += time.perf_counter() - started
         for agent in agents.values():
             agent.new_round(rnd)
@@ -201,15 +216,20 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
         else:
             first_player = program.decision("next_first")(rnd, C)
             first, lot = playing.index(first_player.name), None
+        rnd.release_cards()     # (the next round is dealt from them)
     else:
         raise RuleRuntimeError(f"the game did not end after {MAX_ROUNDS} rounds")
     record.totals = dict(totals)
     return record
 
 
+_KIND = attrgetter("kind")
+
+
 def _round_record(rnd: Round, moves: int) -> RoundRecord:
     bao = rnd.v_bao
-    called = next((move.actor.name for move in rnd.history if move.kind == "bao"), None)
+    kinds = list(map(_KIND, rnd.history))       # (the moves' kinds listed in C: every round is read)
+    called = rnd.history[kinds.index("bao")].actor.name if "bao" in kinds else None
     success = None
     if bao is not None:
         success = bool(rnd.program.define("bao_succeeds")(rnd, Ctx()))

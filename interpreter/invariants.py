@@ -48,10 +48,9 @@ class Watch:
             raise InvariantBroken(f"{where}: a card is in two places")
 
     def shield(self, rnd: Round, where: str) -> None:
-        for owner, agent, shielded in rnd.change_log[self._seen_changes:]:
-            if shielded and agent is not owner:
-                raise InvariantBroken(f"{where}: {agent.name} changed {owner.name}'s shielded layout")
-        self._seen_changes = len(rnd.change_log)
+        for owner, agent in rnd.breaches[self._seen_changes:]:
+            raise InvariantBroken(f"{where}: {agent.name} changed {owner.name}'s shielded layout")
+        self._seen_changes = len(rnd.breaches)
 
     def knowledge(self, rnd: Round, where: str) -> None:
         for player, known in zip(rnd.players, rnd.known):

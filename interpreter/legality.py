@@ -4,9 +4,10 @@ Two ways in, with one meaning. A move someone gives (a scenario step, a replayed
 record, a witness search) is judged by the kind's first-match function of the
 generated module: the deciding rule says allowed or refused, and names itself in
 the message. The legal moves of a pending decision come from the staged functions
-of its ask site (enumerate.py), found lazily and kept in the `Ask`: the engine's
-"is anything legal?", an agent's kinds and forms, its sample and a full listing
-share one piece of work per decision.
+of its ask site (enumerate.py): the generated code looks whether any is legal before
+it asks (with the site's own functions), the random agent draws one with the site's
+pickers, and what an agent's kinds, forms and listings find is kept in the `Ask` for
+the decision.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
 
 from .moves import SHAPES, Move, format_move
-from .state import EMPTY_CTX, Ctx, new_of, own_and_new
+from .state import EMPTY_CTX, Ctx
 
 SMALL = 8       # at most this many candidates: list the legal ones rather than sample by rejection (R)
 TRIES = 32      # rejection-sampling tries before listing
@@ -64,11 +65,19 @@ class Form:
 
 
 class Site:
-    """An ask statement of the spec: where it is, the kinds it asks and their forms."""
+    """An ask statement of the spec: where it is, the kinds it asks and their forms. `index`: its
+    place in the round's list of reusable decisions (Round.asks); `asker`: 'one' (one clause
+    naming a player), 'anyone' (one clause, no player named) or 'several' (several clauses);
+    `pickers`: for each kind, the generated function that draws one legal move of it uniformly
+    (over its forms that have one, then over their moves), or gives None when it has none;
+    `anything`: the one that draws among every kind asked (a kind at random among those that
+    have a legal move, then its picker)."""
 
-    __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always")
+    __slots__ = ("label", "kinds", "forms", "by_arity", "checks", "always", "index", "asker", "clauses",
+                 "pickers", "anything", "kept", "free_decline")
 
-    def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False):
+    def __init__(self, label: str, kinds: tuple[str, ...], forms: dict, always: bool = False, index: int = 0,
+                 asker: str = "one", pickers: dict | None = None, free: tuple[str, ...] = (), anything=None):
         self.label = label
         self.kinds = kinds
         self.forms = {kind: tuple(Form(kind, *entry) for entry in entries) for kind, entries in forms.items()}
@@ -76,29 +85,56 @@ class Site:
         self.always = always        # some kind asked here is legal whatever the state
         # "is anything legal here?" tries the cheapest forms first
         self.checks = sorted((form for kind in kinds for form in self.forms[kind]), key=lambda form: form.cost)
+        self.index = index
+        self.asker = asker
+        self.clauses = ((None, kinds),) if asker == "anyone" else None
+        self.pickers = pickers or {}
+        self.anything = anything    # the same for a move of any kind asked here: a kind drawn among those with one
+        self.kept: dict = {}        # what an agent derives from the site once (its plan), under a name of its own
+        # `free`: the kinds legal here whatever the state; the first decline asked, when it is one
+        # (a window's pass: whoever is asked may decline)
+        declines = [kind for kind in kinds if kind in DECLINE_KINDS]
+        self.free_decline = declines[0] if declines and declines[0] in free else None
 
 
 def _declines_first(kinds: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(kinds, key=lambda k: k not in DECLINE_KINDS))
 
 
+def new_ask(rnd, site: Site) -> "Ask":
+    """The round's reusable decision of one ask site (Round.asks), made the first time the site asks."""
+    ask = Ask()
+    ask.round = rnd
+    ask.site = site
+    ask.actor = None
+    ask.several = site.clauses
+    ask.C = EMPTY_CTX
+    ask.known = None
+    rnd.asks[site.index] = ask
+    return ask
+
+
 class Ask:
-    """The game waits: these players may make these moves (an asker None: anyone). What is legal
-    is found as far as it is asked for, one form at a time, and kept: the engine's "is anything
-    legal?", an agent's choice and sample, a full listing share one piece of work per decision."""
+    """The game waits: these players may make these moves (an asker None: anyone). One object per
+    ask site and round, reused at each decision there (the generated code sets who is asked, the
+    context and an empty cache): a decision is then three assignments rather than a new object.
+    What is legal is found as far as it is asked for and kept in `known` for the decision: an
+    agent's kinds and forms, its listing and a full listing share one piece of work.
 
-    __slots__ = ("round", "site", "clauses", "C", "_legal", "_args", "_domains", "_entries")
+    The generated code yields an ask only where some move is legal (it looks first, with the
+    site's own functions), so a pending decision always has one."""
 
-    def __init__(self, rnd, site: Site, clauses: tuple, C: Ctx):
-        self.round = rnd
-        self.site = site
-        self.clauses = clauses          # ((Player or None, (kind, ...)), ...)
-        self.C = C                      # the context of the asking procedure (user, power, ...)
-        self._legal: dict = {}          # (player, form) -> whether it has a legal move of that form
-                                        # (forms with arguments; a form without is judged each time)
-        self._args: dict = {}           # (player, form) -> every legal argument tuple (when listed)
-        self._domains = None            # (player, source) -> candidates, for rejection sampling
-        self._entries = None            # every slot with its card
+    __slots__ = ("round", "site", "actor", "several", "C", "known")
+    # actor: the one player asked (an ask of one clause naming a player), else None
+    # several: the clauses ((Player or None, (kind, ...)), ...) when the ask is not of one player
+    # known: None, or (player, form) -> its legal argument tuples (listed) or whether it has one;
+    #        "entries" -> every slot with its card
+
+    @property
+    def clauses(self) -> tuple:
+        """((Player or None, (kind, ...)), ...): who is asked what (None: anyone)."""
+        several = self.several
+        return several if several is not None else ((self.actor, self.site.kinds),)
 
     @property
     def label(self) -> str:
@@ -133,20 +169,25 @@ class Ask:
                 for who in actors:
                     yield who, kind
 
+    def _known(self) -> dict:
+        known = self.known
+        if known is None:
+            known = self.known = {}
+        return known
+
     # -- is it legal? ------------------------------------------------------------------------------
     def legal_form(self, actor, form: Form) -> bool:
         """Whether this player has a legal move of this form."""
         if form.cost == 0:      # one candidate: judging it is as cheap as looking it up
             return form.judge(self.round, self.C, actor)
+        known = self._known()
         key = (actor, form)
-        found = self._legal.get(key)
+        found = known.get(key)
         if found is None:
             if form.cost == 1:   # few candidates: list them at once
-                found = bool(self.args_of(actor, form))
-            else:
-                found = form.exists(self.round, self.C, actor, self)
-            self._legal[key] = found
-        return found
+                return bool(self.args_of(actor, form))
+            found = known[key] = form.exists(self.round, self.C, actor, self)
+        return bool(found)
 
     def legal(self, actor, kind: str, arity: int) -> bool:
         """Whether this player has a legal move of this kind with this many arguments."""
@@ -156,16 +197,9 @@ class Ask:
     def any_legal(self) -> bool:
         if self.site.always:
             return True
-        clauses = self.clauses
-        asker = clauses[0][0]
-        legal = self.legal_form
-        if asker is not None and len(clauses) == 1:     # one player asked: the site's kinds are its
-            S, C = self.round, self.C
-            for form in self.site.checks:
-                if form.judge(S, C, asker) if form.cost == 0 else legal(asker, form):
-                    return True
-            return False
         players = self.round.players
+        legal = self.legal_form
+        clauses = self.clauses
         for form in self.site.checks:
             for asker, kinds in clauses:
                 if form.kind in kinds:
@@ -183,17 +217,15 @@ class Ask:
     # -- the moves ---------------------------------------------------------------------------------
     def args_of(self, actor, form: Form) -> list:
         """Every legal argument tuple of one form, in the order of the enumeration."""
+        known = self._known()
         key = (actor, form)
-        found = self._args.get(key)
-        if found is None:
+        found = known.get(key)
+        if found is None or found is True:
             if form.arity == 0:
-                found = [()] if self.legal_form(actor, form) else []
-            elif self._legal.get(key) is False:
-                found = []
-            else:
-                found = form.every(self.round, self.C, actor, self)
-                self._legal[key] = bool(found)
-            self._args[key] = found
+                return [()] if self.legal_form(actor, form) else []
+            found = known[key] = form.every(self.round, self.C, actor, self)
+        elif found is False:
+            return []
         return found
 
     def move(self, actor, kind: str, args: tuple) -> Move:
@@ -207,80 +239,17 @@ class Ask:
 
     def slot_entries(self) -> list:
         """Every slot of the table with its card (or None), as the state is at this decision."""
-        if self._entries is None:
-            self._entries = self.round.slot_entries()
-        return self._entries
-
-    def domain(self, actor, source: str) -> list:
-        """The candidates for one argument, as J takes them: (slot, card) pairs, or players."""
-        if self._domains is None:
-            self._domains = {}
-        key = (actor, source)
-        found = self._domains.get(key)
+        known = self._known()
+        found = known.get("entries")
         if found is None:
-            plain = source.lstrip("_")
-            if plain == "players":
-                found = self.round.players
-            elif plain == "own":
-                found = list(zip(actor.places, actor.layout))
-            elif plain == "all":
-                found = self.slot_entries()
-            elif plain == "new":
-                found = new_of(actor)
-            else:
-                found = own_and_new(actor)
-            if source != plain:
-                found = [(None, None)] + found
-            self._domains[key] = found
+            found = known["entries"] = self.round.slot_entries()
         return found
-
-    def random_move(self, actor, kinds, uniform) -> Move | None:
-        """A random legal move of one of these kinds (None: they have none): a kind at random, then
-        one of its forms at random, until one has a legal move (so uniform over the kinds that
-        have one, then over their forms that have one), then uniform over that form's legal moves,
-        by rejection sampling over its candidates, or from the list of them when they are few (or
-        after TRIES refusals). `uniform`: the draw in [0, 1) of the agent's randomness."""
-        forms_of = self.site.forms
-        while kinds:
-            kind = kinds[0] if len(kinds) == 1 else kinds[int(uniform() * len(kinds))]
-            forms = forms_of[kind]
-            if len(forms) == 1:
-                move = self._random_of(actor, forms[0], uniform)
-                if move is not None:
-                    return move
-            else:
-                forms = list(forms)
-                while forms:
-                    form = forms[0] if len(forms) == 1 else forms[int(uniform() * len(forms))]
-                    move = self._random_of(actor, form, uniform)
-                    if move is not None:
-                        return move
-                    forms.remove(form)
-            kinds = [other for other in kinds if other != kind]
-        return None
-
-    def _random_of(self, actor, form: Form, uniform) -> Move | None:
-        """A legal move of one form drawn uniformly (None: it has none)."""
-        if form.cost == 0:
-            return Move(actor, form.kind) if form.judge(self.round, self.C, actor) else None
-        key = (actor, form)
-        listed = self._args.get(key)
-        if listed is None:
-            if form.cost == 2:       # many candidates: drawn by rejection (R), unless none is legal
-                if self._legal.get(key) is False:
-                    return None
-                args = form.pick(self.round, self.C, actor, self, uniform)
-                self._legal[key] = args is not None
-                return None if args is None else Move(actor, form.kind, args)
-            listed = form.every(self.round, self.C, actor, self)    # (what args_of lists, not kept)
-        if not listed:
-            return None
-        args = listed[0] if len(listed) == 1 else listed[int(uniform() * len(listed))]
-        return Move(actor, form.kind, (), args[0]) if form.chooses else Move(actor, form.kind, args)
 
 
 class Judge:
     """The legality half of a round (engine.Round): judging given moves, listing legal ones."""
+
+    __slots__ = ()
 
     # -- judging a move someone gives ------------------------------------------------------------
     def context(self, move: Move, ask: Ask | None) -> Ctx:

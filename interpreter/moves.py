@@ -72,6 +72,15 @@ class Move(Ctx):
         return format_move(self)
 
 
+class MadeMove(Move):
+    """A Move made by the generated code with its attributes set one by one: `MadeMove()` runs no
+    Python __init__ (random play makes one per decision, and in Python 3.11 that frame costs as
+    much as the object), and is cheaper than object.__new__(Move)."""
+
+    __slots__ = ()
+    __init__ = object.__init__
+
+
 def format_move(move: Move) -> str:
     shape = SHAPES[move.kind].args
     if shape == "own":

@@ -51,6 +51,7 @@ class Program:
             self.ns[table] = tuple(RuleRef(spec.rules[name]) for name in names)
         self.kinds = {name: self.ns["K_" + name] for name in spec.cards}
         self.var_names = tuple(spec.vars)
+        self.round_class = _round_class(self.var_names)
         self.player_var_names = tuple(spec.player_vars)
         self.procedures = module.PROCEDURES          # name -> (function, whether it can ask)
         self.handlers = module.HANDLERS
@@ -59,9 +60,11 @@ class Program:
         self.legal = module.LEGAL                    # kind -> the rule deciding a move of it (S, C)
         self.applicable = module.APPLICABLE          # kind -> every rule of it that applies (S, C)
         self.fires = module.FIRES                    # (role, function) for each role rules fire
+        self.fired_powers = module.FIRED             # (S, C, log) -> every power that fires (all roles at once)
         self.init_vars = module.init_vars
         self.init_player_vars = module.init_player_vars
         self.by_priority = module.by_priority       # (S, C, players) -> the players in the order of priority
+        self.sites = module.SITES                    # every ask site (legality.Site), by its index
         self.recycle = module.PROCEDURES["recycle"][0]
         self.action_end = module.PROCEDURES["action_end"][0]
         self._lambdas = 0
@@ -90,6 +93,13 @@ class Program:
                            [f"    return {code.value}"])
         exec(compile(source, f"<expression {name}>", "exec"), self.ns)
         return self.ns.pop(name)
+
+
+def _round_class(var_names: tuple[str, ...]):
+    """engine.Round with the spec's variables as slots (v_NAME): the state one flat structure."""
+    from .engine import Round
+    return type("Round", (Round,), {"__slots__": tuple("v_" + name for name in var_names),
+                                    "__module__": Round.__module__, "__doc__": Round.__doc__})
 
 
 def _local(node: ast.Name):

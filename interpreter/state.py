@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import repeat, starmap
+from operator import mul
 
 from baobei.dsl.errors import RuleRuntimeError
 
@@ -125,7 +127,8 @@ class Player:
 
 
 class Reference:
-    """The card that became visible last, how, by whom, and whether it may still be plucked."""
+    """The card that became visible last, how, by whom, and whether it may still be plucked.
+    The primitives make one with `reference(...)`, which skips the Python __init__."""
 
     __slots__ = ("card", "how", "by", "open")
 
@@ -141,6 +144,20 @@ class Reference:
 
     def __hash__(self) -> int:
         return hash((self.card, self.how))
+
+
+_new = object.__new__
+
+
+def reference(card, how, by, open_: bool) -> Reference:
+    """Reference(card, how, by, open_), made without a Python __init__ frame: the primitives make
+    one on almost every move, and in Python 3.11 the __init__ call costs as much as the object."""
+    ref = _new(Reference)
+    ref.card = card
+    ref.how = how
+    ref.by = by
+    ref.open = open_
+    return ref
 
 
 class Ctx:
@@ -179,9 +196,14 @@ class Rng:
         return items[int(self.random.random() * len(items))]
 
     def shuffle(self, items: list) -> None:
-        uniform = self.random.random
-        for i in range(len(items) - 1, 0, -1):
-            j = int(uniform() * (i + 1))
+        """Fisher-Yates from the top: items[i] swapped with items[int(random() * (i + 1))], i from
+        the last down to 1. (The draws and the indices are made in C, one map each; the same
+        draws in the same order as one loop would make them.)"""
+        size = len(items)
+        if size < 2:
+            return
+        draws = starmap(self.random.random, repeat((), size - 1))
+        for i, j in zip(range(size - 1, 0, -1), map(int, map(mul, draws, range(size, 1, -1)))):
             items[i], items[j] = items[j], items[i]
 
 
@@ -228,7 +250,16 @@ def slot_name(slot) -> str:
 
 class State:
     """A round's table: the piles, the layouts, who knows what, the spec's variables, and the
-    primitives that change them. `trace`, when set, receives every effect (trace.py)."""
+    primitives that change them. `trace`, when set, receives every effect (trace.py).
+
+    A flat structure: every attribute is a slot (the generated code reads them all the time, and a
+    slot is read faster than an entry of a large instance dict); the spec's variables are the
+    slots of a subclass made per spec (program.py: Program.round_class). The `__dict__` slot keeps
+    any other attribute a caller may set."""
+
+    __slots__ = ("rng", "kinds", "var_names", "players", "by_name", "turn", "sequence", "deck", "discard", "under",
+                 "held", "everyone", "ref", "changes", "breaches", "shown", "reshuffles", "shuffled", "orders", "marked",
+                 "trace", "__dict__")
 
     def __init__(self, player_names: list[str], rng: Rng, kinds: dict[str, CardKind], var_names: tuple[str, ...],
                  player_var_names: tuple[str, ...]):
@@ -244,12 +275,17 @@ class State:
         self.under: list[Card] = []
         self.held: list[Card] = []
         self.everyone = (1 << len(self.players)) - 1        # every player's bit (Card.seen)
-        self.ref = Reference(None, None, None, False)
-        self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action
-        self.change_log: list[tuple] = []                # every change: (owner, agent, owner shielded then)
+        self.ref = reference(None, None, None, False)
+        self.changes: list[tuple[Player, Player]] = []   # (owner, agent) of the running action's changes
+                                                         # to a layout by another player than its owner
+        self.breaches: list[tuple] = []                  # (owner, agent) of every change by another player
+                                                         # to a layout that was shielded then (invariants.py)
         self.shown: list[CardKind] = []                  # revealed to everyone by the last move
         self.reshuffles: list[list[str]] | None = None   # scripted shuffles (scenarios, replays)
         self.shuffled: list[list[str]] = []              # every new draw pile a recycle made (top first)
+        self.marked: list[Card] = []                     # the cards a power moved (release_cards)
+        self.orders: dict = {}                           # the players in the order of priority, per active
+                                                         # player (generate.py: by_priority, when it may)
         self.trace = None
 
     @property
@@ -281,8 +317,35 @@ class State:
         return Card(self.kinds[name])
 
     def new_cards(self, names) -> list[Card]:
+        """Card(kind) for each name, made without the __init__ frame (every round makes the deck)."""
         kinds = self.kinds
-        return [Card(kinds[name]) for name in names]
+        cards = []
+        for name in names:
+            kind = kinds[name]
+            card = _new(Card)
+            card.kind = kind
+            card.value = kind.value
+            card.family = kind.family
+            card.power = kind.power
+            card.moved_turn = card.moved_sequence = -1
+            card.moved_by = None
+            card.seen = 0
+            cards.append(card)
+        return cards
+
+    def release_cards(self) -> None:
+        """The round's cards as new_cards made them (their kinds stay), once it is over: a game
+        deals each round from its own cards rather than from new ones. Only what a round changes
+        is reset: what is known of the cards in the layouts (a card leaves them unknown) and the
+        marks of the cards a power moved."""
+        for player in self.players:
+            for card in player.layout:
+                if card is not None:
+                    card.seen = 0
+        for card in self.marked:
+            card.moved_turn = card.moved_sequence = -1
+            card.moved_by = None
+        self.marked = []
 
     # -- what the generated code reads -----------------------------------------------------
     def all_slots(self) -> list:
@@ -302,7 +365,10 @@ class State:
         return players[(player.index + 1) % len(players)]
 
     def changed_by_others(self, player) -> bool:
-        return any(owner is player and agent is not player for owner, agent in self.changes)
+        for owner, _ in self.changes:     # (only changes by another player than the owner are kept)
+            if owner is player:
+                return True
+        return False
 
     # -- what the primitives share -------------------------------------------------------------
     def recycle(self) -> None:
@@ -311,18 +377,25 @@ class State:
 
     def _changed(self, owner: Player, C: Ctx) -> None:
         agent = C.user if C.power is not None else C.actor
+        if agent is not owner:
+            self._changed_by(owner, agent)
+
+    def _changed_by(self, owner: Player, agent) -> None:
+        """A change to owner's layout by another player."""
         self.changes.append((owner, agent))
-        self.change_log.append((owner, agent, bool(self.v_shield) and self.v_bao is owner))
+        if self.v_shield and self.v_bao is owner:
+            self.breaches.append((owner, agent))
 
     def _mark(self, card: Card, C: Ctx) -> None:
         if C.power is not None:
+            self.marked.append(card)
             card.moved_turn = self.turn
             card.moved_sequence = self.sequence
             card.moved_by = C.user
 
     def _set_ref(self, kind: CardKind, how: str | None, by) -> None:
         if how is not None:
-            self.ref = Reference(kind, how, by, True)
+            self.ref = reference(kind, how, by, True)
             if self.trace is not None:
                 self._referenced()
 
@@ -335,15 +408,19 @@ class State:
         self.trace(events.Moved(card.kind.name, source, dest if isinstance(dest, str) else slot_name(dest)))
 
     def _take_from_slot(self, slot, C: Ctx) -> Card:
-        card = slot_card(slot)
+        card = None
+        if slot is not None:        # (slot_card, written out)
+            owner, number = slot
+            layout = owner.layout
+            if 0 < number <= len(layout):
+                card = layout[number - 1]
         if card is None:
             raise RuleRuntimeError(f"there is no card at {slot_name(slot) if slot else 'none'}")
-        owner = slot[0]
-        owner.layout[slot[1] - 1] = None
+        layout[number - 1] = None
         card.seen = 0
         agent = C.user if C.power is not None else C.actor
-        self.changes.append((owner, agent))
-        self.change_log.append((owner, agent, bool(self.v_shield) and self.v_bao is owner))
+        if agent is not owner:
+            self._changed_by(owner, agent)
         return card
 
     def draw_one(self) -> Card | None:
@@ -356,16 +433,25 @@ class State:
     # -- the primitives -------------------------------------------------------------------------------
     def draw(self, count: int, player, seen: bool, how, C: Ctx) -> None:
         drawn = 0
-        for _ in range(count):
-            card = self.deck.pop() if self.deck else self.draw_one()
-            if card is None:
-                break
-            self.held.append(card)
+        deck, held = self.deck, self.held
+        while drawn < count:
+            if deck:
+                card = deck.pop()
+            else:
+                card = self.draw_one()      # (a recycle makes a new draw pile)
+                if card is None:
+                    break
+                deck = self.deck
+            held.append(card)
             drawn += 1
             if self.trace is not None:
                 self._moved(card, "deck", "held")
         if drawn and how is not None:
-            self.ref = Reference(self.held[-drawn].kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out in the primitives a move
+            ref.card = self.held[-drawn].kind   # runs: it saves a Python frame per move)
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
@@ -373,7 +459,7 @@ class State:
         card = self.draw_one()
         if card is not None:
             self.discard.append(card)
-            self.ref = Reference(card.kind, how, None, True)
+            self.ref = reference(card.kind, how, None, True)
             if self.trace is not None:
                 self._moved(card, "deck", "discard")
                 self._referenced()
@@ -387,7 +473,11 @@ class State:
         if self.trace is not None:
             self._moved(card, "held", "discard")
         if how is not None:
-            self.ref = Reference(card.kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out)
+            ref.card = card.kind
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
@@ -398,7 +488,11 @@ class State:
         if self.trace is not None:
             self._moved(card, slot_name(slot), "discard")
         if how is not None:
-            self.ref = Reference(card.kind, how, C.actor, True)
+            ref = self.ref = _new(Reference)    # (reference(...), written out)
+            ref.card = card.kind
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
             if self.trace is not None:
                 self._referenced()
 
@@ -434,13 +528,15 @@ class State:
             card.seen = self.everyone
         else:
             card.seen = viewer.bit if viewer is not None else 0
-        agent = C.user if C.power is not None else C.actor
-        self.changes.append((player, agent))
-        self.change_log.append((player, agent, bool(self.v_shield) and self.v_bao is player))
         if C.power is not None:
+            self.marked.append(card)
+            agent = card.moved_by = C.user
             card.moved_turn = self.turn
             card.moved_sequence = self.sequence
-            card.moved_by = C.user
+        else:
+            agent = C.actor
+        if agent is not player:
+            self._changed_by(player, agent)
         if self.trace is not None:
             self._moved(card, "held", slot)
 
@@ -482,7 +578,11 @@ class State:
             self._moved(card, slot_name(source), dest)
 
     def reveal(self, slot, viewer, how, C: Ctx) -> None:
-        card = slot_card(slot)
+        if slot is None:
+            return
+        layout = slot[0].layout
+        number = slot[1]
+        card = layout[number - 1] if 0 < number <= len(layout) else None   # (slot_card, written out)
         if card is None:
             return
         if viewer == "everyone":
@@ -493,12 +593,23 @@ class State:
         if self.trace is not None:
             to = viewer if isinstance(viewer, str) else (viewer.name if viewer else "nobody")
             self.trace(events.Revealed(card.kind.name, slot_name(slot), to))
-        self._set_ref(card.kind, how, C.actor)
+        if how is not None:
+            ref = self.ref = _new(Reference)    # (reference(...), written out)
+            ref.card = card.kind
+            ref.how = how
+            ref.by = C.actor
+            ref.open = True
+            if self.trace is not None:
+                self._referenced()
 
     def close_reference(self) -> None:
         ref = self.ref
         if ref.open:
-            self.ref = Reference(ref.card, ref.how, ref.by, False)
+            closed = self.ref = _new(Reference)     # (reference(...), written out)
+            closed.card = ref.card
+            closed.how = ref.how
+            closed.by = ref.by
+            closed.open = False
             if self.trace is not None:
                 self._referenced()
 

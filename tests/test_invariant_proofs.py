@@ -84,6 +84,37 @@ def test_a_house_layer_that_breaks_an_inherited_invariant_gets_a_finding(house, 
     assert len(checker.base) == len(checker.situation.constraints()) + len(proved)
 
 
+POWER_HOUSE = '''layer house
+# the toco toucan's power, played by a house rule that also raises the shield: with no BAO called,
+# the shield then belongs to no caller
+replace power add_card "add an unknown card from the draw pile to an opponent"
+  assumed "house rule: the toucan raises the shield"
+  set shield = true
+  ask user: add, skip
+end
+'''
+
+
+def test_a_power_that_breaks_an_invariant_gets_a_finding_naming_it(tmp_path):
+    """Every power a queued card can have is explored: a house layer whose toucan (a power the proofs
+    once never ran, when every queued power ran the first power's body) raises the shield without a
+    BAO breaks bao.shield_belongs_to_a_caller in that power, and the proof says where."""
+    (tmp_path / "house.bao").write_text(POWER_HOUSE, encoding="utf-8")
+    (tmp_path / "baobei.yaml").write_text(f"spec: {SPEC}\nlayers: [core, fr, house]\n", encoding="utf-8")
+    spec, edition = _loaded(load_config(cwd=tmp_path), "house")
+    proof = prove_table(spec, edition, Bounds(2, 6), 2, 20_000)
+    assert "bao.shield_belongs_to_a_caller" not in proof.proved
+    found = [f for f in proof.failures if f.invariant == "bao.shield_belongs_to_a_caller" and f.status == "fails"]
+    in_power = [f for f in found if f.start == "the power add_card (2 players)"]
+    assert in_power, [(f.start, f.where) for f in found]
+    failure = in_power[0]
+    assert failure.where.startswith("power add_card (") and "house.bao:7:" in failure.where
+    assert failure.witness["power"] == "add_card" and failure.witness["user"] in failure.witness["players"]
+    assert failure.witness["vars"]["bao"] is None and failure.witness["vars"]["shield"] is False
+    # the other invariants do not depend on it, and still hold
+    assert "bao.only_a_final_phase_voids_a_bao" in proof.proved
+
+
 def test_an_undecided_proof_is_a_finding_and_never_a_pass(config):
     spec, edition = _loaded(config, "fr")
     proof = prove_table(spec, edition, Bounds(2, 6), 2, timeout_ms=1)
@@ -104,7 +135,7 @@ def test_a_second_check_takes_its_proofs_from_the_cache(config, capsys):
     assert f"{invariants} proved" in second and "1 of 1 table sizes from the cache" in second
     assert main(args + ["--no-cache", "--progress"]) == 0
     shown = capsys.readouterr()
-    assert "from the cache" not in shown.out
+    assert "table sizes from the cache" not in shown.out and "(0 of " in shown.out     # no proof, no answer
     assert "proving the invariants: 1 of 1 table sizes proved here" in shown.err     # the proofs' progress
 
 

@@ -37,6 +37,10 @@ def test_html_report_with_plots_for_both_editions(tmp_path, capsys):
     assert "<td>pluck.double.own_draw</td>" in differing and "<td>bao.end_of_own_turn</td>" not in differing
     assert "[core, spec/core/bao.bao:" in shared and str(ROOT) not in page
     assert "<h2>Balance: fr vs de</h2>" in page and "BAO success rate" in page and "p (Holm)" in page
+    # the balance study plays as many games as the simulation: its games are the simulation's
+    assert "Simulation: 6 games per edition, 2 players, agents memory, seed 9 (the balance study" in page
+    simulation = page[page.index("<h2>Simulation</h2>"):]
+    assert "<td>fr</td><td>6</td>" in simulation and "<td>de</td><td>6</td>" in simulation
 
 
 def test_markdown_report(tmp_path, capsys):

@@ -1,0 +1,107 @@
+"""Benchmark: `baobei check`, `diff fr de`, `diff fr de --emit` and `report`, cold and warm.
+
+    python bench/check_bench.py [--repeat R] [--only check,diff,emit,report] [--keep DIR]
+
+Each command runs in a fresh process, from this checkout, in a cache folder of its own that
+starts with what the user's cache folder holds but the answers: the invariant proofs (made
+there when they are missing: minutes, not measured), the resolved specs and generated modules.
+"Cold" is the first
+run there (every question solved, every play pass played, every witness searched), "warm" the
+next ones (from the answers kept by the first). `report` runs with its defaults and `--seed 1`.
+For each: wall-clock seconds (the fastest of R warm runs) and CPU seconds of the process and
+its workers, which depend less on other processes on a shared machine. Prints figures;
+asserts nothing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BAOBEI = [sys.executable, "-m", "baobei.cli"]
+
+
+def commands(out: Path) -> dict[str, list[str]]:
+    return {"check": ["check"], "diff": ["diff", "fr", "de"],
+            "emit": ["diff", "fr", "de", "--emit", str(out / "witnesses")],
+            "report": ["report", "--seed", "1", "--out", str(out / "report")]}
+
+
+def timed(arguments: list[str], folder: Path) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds of the command and its workers, exit code)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(BAOBEI + arguments, cwd=ROOT, env={**os.environ, "BAOBEI_CACHE": str(folder)},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode not in (0, 1):
+        print(f"  {' '.join(arguments)}: exit {done.returncode}\n{done.stderr}", file=sys.stderr)
+    return wall, cpu, done.returncode
+
+
+ANSWERS = ("answer-", "play-", "search-")     # what the answers cache keeps (checker/answers.py, play.py, scenarios.py)
+
+
+def proofs_folder(user: Path, folder: Path) -> None:
+    """A cache folder with what the user's holds but the answers: the invariant proofs, the
+    resolved specs and generated modules (the proofs are made there when they are missing)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if user.is_dir():
+        for path in user.iterdir():
+            if path.is_file() and not path.name.startswith(ANSWERS + (".tmp-",)):
+                shutil.copy(path, folder / path.name)
+    previous = os.environ.get("BAOBEI_CACHE")
+    os.environ["BAOBEI_CACHE"] = str(folder)
+    try:
+        from baobei.checker.proofs import prove_all
+        from baobei.checker.symbolic import Bounds
+        from baobei.cli import _variants
+        from baobei.dsl.loader import load_config, load_edition_for, load_spec
+        config = load_config(cwd=ROOT)
+        specs = [load_spec(config, variant) for variant in _variants(config, "all")]
+        prove_all([(spec, load_edition_for(config, spec)) for spec in specs], Bounds(), 20_000)
+    finally:
+        if previous is None:
+            del os.environ["BAOBEI_CACHE"]
+        else:
+            os.environ["BAOBEI_CACHE"] = previous
+    for path in folder.iterdir():
+        if path.name.startswith(ANSWERS):
+            path.unlink()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="warm runs per command; the fastest is printed")
+    parser.add_argument("--only", default="check,diff,emit,report")
+    parser.add_argument("--keep", metavar="DIR", help="keep the cache folders here (default: a temporary folder)")
+    args = parser.parse_args()
+    from baobei.dsl import cache
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="baobei-check-bench-"))
+    proofs = base / "proofs"
+    proofs_folder(cache.folder(), proofs)
+    print(f"{'command':28} {'cold wall':>10} {'cold cpu':>9} {'warm wall':>10} {'warm cpu':>9}")
+    for name in args.only.split(","):
+        folder = base / name
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(proofs, folder)
+        arguments = commands(base / f"{name}-out")[name]
+        cold = timed(arguments, folder)
+        warm = min((timed(arguments, folder) for _ in range(args.repeat)), key=lambda run: run[0])
+        print(f"{'baobei ' + ' '.join(a for a in arguments if not a.startswith(str(base))):28} "
+              f"{cold[0]:9.1f}s {cold[1]:8.1f}s {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""The terms the checker builds directly (checker/symbolic.py: if_, and_, or_, not_, eq_, ge_) mean
+what z3py's would, and fold only what is plain; the symbolic execution runs every power a queued
+card can have (checker/execute.py: next_power)."""
+from __future__ import annotations
+
+import itertools
+
+import z3
+
+from baobei.checker.execute import Executor, Frame
+from baobei.checker.symbolic import (Bounds, Situation, and_, eq_, ge_, if_, int_, not_, or_, truth)
+from baobei.dsl.loader import load_config, load_edition_for, load_spec
+
+from conftest import ROOT
+
+
+def _equivalent(a, b) -> bool:
+    solver = z3.Solver()
+    solver.add(a != b)
+    return solver.check() == z3.unsat
+
+
+def test_built_terms_mean_what_z3py_terms_mean():
+    c, d = z3.Bools("c d")
+    x, y = z3.Ints("x y")
+    true, false = z3.BoolVal(True), z3.BoolVal(False)
+    for cond, a, b in itertools.product([c, true, false, z3.And(c, d)], [x, int_(3), y + 1], [y, x, int_(3)]):
+        assert _equivalent(if_(cond, a, b), z3.If(cond, a, b))
+    for terms in itertools.product([c, d, true, false, x > 2], repeat=3):
+        assert _equivalent(and_(list(terms)), z3.And(list(terms)))
+        assert _equivalent(or_(list(terms)), z3.Or(list(terms)))
+    for term in (c, true, false, x > y):
+        assert _equivalent(not_(term), z3.Not(term))
+    for a, b in itertools.product([x, int_(2), int_(3), 2, y], repeat=2):
+        assert _equivalent(eq_(a, b), z3.IntVal(a) == b if isinstance(a, int) else a == b)
+    for a, n in itertools.product([x, int_(2), int_(3)], [2, 3]):
+        assert _equivalent(ge_(a, n), a >= n)
+
+
+def test_what_is_plain_is_folded_and_nothing_else():
+    c = z3.Bool("c")
+    x, y = z3.Ints("x y")
+    assert if_(z3.BoolVal(True), x, y).eq(x) and if_(z3.BoolVal(False), x, y).eq(y) and if_(c, x, x).eq(x)
+    assert truth(eq_(int_(2), 2)) is True and truth(eq_(int_(2), 3)) is False and truth(eq_(x, 2)) is None
+    assert truth(ge_(int_(2), 3)) is False and truth(ge_(x, 3)) is None
+    assert truth(and_([c, z3.BoolVal(False)])) is False and and_([c, z3.BoolVal(True)]).eq(c)
+    assert truth(or_([c, z3.BoolVal(True)])) is True and or_([]).eq(z3.BoolVal(False)) and and_([]).eq(z3.BoolVal(True))
+    assert if_(c, x, y).eq(z3.If(c, x, y)) and and_([c, x > 1]).eq(z3.And(c, x > 1))
+    # a Python int or an int and a real go where z3py reconciles them
+    assert _equivalent(if_(c, x, 1), z3.If(c, x, 1))
+    r = z3.Real("r")
+    assert _equivalent(if_(c, x, r), z3.If(c, x, r))
+
+
+def test_a_queued_card_runs_whichever_power_it_has():
+    """A fired role whose card is any card: one run per power (and one where it does not fire),
+    each running that power's body."""
+    config = load_config(cwd=ROOT)
+    spec = load_spec(config, "fr")
+    edition = load_edition_for(config, spec)
+    state = Situation(spec, edition, Bounds(2, 6), tag="queued_")
+    executor = Executor(spec, state.bounds)
+    power, user = z3.Int("queued_power"), z3.Int("queued_user")
+    queue = Frame("procedure resolve", (), kind="queue", items=((z3.Bool("fires"), power, user),), position=-1)
+    results = executor.next_power((), queue, state, [])
+    played = sorted(frames[-1].where for frames, _, _ in results if frames[-1].kind == "body")
+    assert played == sorted(f"power {name}" for name in spec.powers) and len(spec.powers) >= 5
+    assert len(results) == len(spec.powers) + 1        # ... and the run where it does not fire
+
+
+def test_the_ways_of_a_branch_cover_everything_only_when_plain():
+    from baobei.checker.execute import covers_everything
+    c, d = z3.Bools("c d")
+    x = z3.Int("x")
+    assert covers_everything([c, not_(c)])
+    assert covers_everything([and_([c, d]), and_([c, not_(d)]), not_(c)])        # nested ifs
+    assert covers_everything([and_([and_([c, x > 1]), d]), and_([c, x > 1, not_(d)]), not_(c),
+                              and_([c, not_(x > 1)])])
+    assert not covers_everything([and_([c, d]), not_(c)])                          # a way left out
+    assert not covers_everything([x > 1, x < 1])                                   # x == 1: no way
+    assert covers_everything([z3.BoolVal(True), c]) and not covers_everything([])
