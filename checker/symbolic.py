@@ -275,11 +275,10 @@ class Situation:
         """What the notation lets a move of this kind name."""
         from baobei.interpreter.moves import SHAPES
         shape, counts = SHAPES[kind].args, SHAPES[kind].counts
-        c = [z3.Or([self.tc == n for n in counts])]
-        if shape != "player":
-            c.append(self.chosen == NONE)
-        else:
-            c.append(self.chosen >= 0)
+        if shape == "player":       # `add P` names a player and no slot: count(targets) is 0
+            return [self.tc == 0, self.chosen >= 0, self.chosen < self.np] + \
+                [z3.And(slot.p == NONE, slot.n == 0) for slot in self.targets]
+        c = [z3.Or([self.tc == n for n in counts]), self.chosen == NONE]
         for k, slot in enumerate(self.targets):
             exists = self.slot_exists(slot)
             if shape == "own":

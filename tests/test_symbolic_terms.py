@@ -79,3 +79,24 @@ def test_the_ways_of_a_branch_cover_everything_only_when_plain():
     assert not covers_everything([and_([c, d]), not_(c)])                          # a way left out
     assert not covers_everything([x > 1, x < 1])                                   # x == 1: no way
     assert covers_everything([z3.BoolVal(True), c]) and not covers_everything([])
+
+
+def test_every_ask_of_every_power_waits_for_a_move_somewhere():
+    """A move the symbolic shapes could not name would make its ask never wait and its handler never
+    run in a proof (`add P` once required a slot it does not name, so no proof ran `on add`): every
+    ask of every power of both editions has a table where one of its moves is legal, and every
+    handler it leads to is reached."""
+    from baobei.checker.induction import POWER, Turns
+    config = load_config(cwd=ROOT)
+    for variant in ("fr", "de"):
+        spec = load_spec(config, variant)
+        turns = Turns(spec, load_edition_for(config, spec), Bounds(2, 6), 2)
+        for name in spec.powers:
+            frames, state, constraints, ctx = turns.power_start(name)
+            graph = turns.graph(name, frames, state, constraints, POWER, ctx)
+            assert graph.decisions, (variant, name)
+            for decision in graph.decisions.values():
+                solver = z3.Solver()
+                solver.add(*constraints)
+                solver.add(decision.waits)
+                assert solver.check() == z3.sat, (variant, name, decision.stop.where)
