@@ -705,7 +705,7 @@ class Executor:
     def power_frames(self, name: str, user) -> tuple:
         """The frames of a power played on its own, from any table (induction.py): the run stops
         (`played`) once the power and its action_end are over."""
-        return Frame(f"power {name} played", (), kind="played"), self.power_frame(name, user)
+        return Frame(f"power {name} ({self.spec.powers[name].loc})", (), kind="played"), self.power_frame(name, user)
 
     # -- moves ---------------------------------------------------------------------------------
     def apply(self, stop: Stop, kind: str, move: Ctx) -> list:

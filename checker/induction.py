@@ -293,7 +293,7 @@ class Turns:
                 conds = [cond for cond, _ in runs]
                 stops = [stop for _, stop in runs]
                 graph.ends[end] = (or_(conds), Stop(end, stops[0].frames, merge_states(conds, [s.state for s in stops]),
-                                                      []))
+                                                      [], where=stops[0].where))
         graph.queued = list(incoming.get(("end", "power"), ()))
         return graph
 
@@ -375,6 +375,8 @@ class Turns:
         shape, counts = SHAPES[kind].args, SHAPES[kind].counts
         actor = asker if asker is not None else z3.Int(f"m{n}_actor")
         nothing = none_slot()
+        if shape == "player":       # `add P`: one player named, no slot (count(targets) is 0)
+            counts = (0,)
         count = z3.IntVal(counts[0]) if len(counts) == 1 else z3.Int(f"m{n}_count")
         if shape == "own":
             targets = tuple(SlotV(actor, z3.Int(f"m{n}_t{k}_number")) for k in range(2))
@@ -614,17 +616,58 @@ class Prover:
     def obligations(self, graph: Graph, constraints: list, facts: list[Fact]) -> list["Failure"]:
         """Every invariant at every decision of the graph and at the end of the round, every
         primitive's precondition on its path: what does not hold, with a model."""
-        start = constraints + [f.holds(s) for f in facts for s in graph.assumed_states()]
-        failures = []
+        start = self.start_terms(graph, constraints, facts)
+        failures = self.invariants_at(graph, self.places(graph), start)
+        for cond, obligation in graph.obligations:
+            path = and_([cond] + obligation.path)
+            status, model = self.solve([path, not_(obligation.holds)],
+                                       f"{obligation.where}: {obligation.what}", True, start)
+            if status != "unsat":
+                failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
+                                        "fails", what=obligation.what))
+        return failures
+
+    def breaking_steps(self, graph: Graph, constraints: list, facts: list[Fact], failing: set) -> list["Failure"]:
+        """Where each `failing` invariant breaks though every invariant held at the graph's start:
+        the step of the rules that breaks it, rather than every place it fails at only because,
+        once broken, it is not known to hold at any start. At the graph's decisions, else where it
+        hands the table on to a cut point (a power's end, the next turn)."""
+        start = self.start_terms(graph, constraints, facts)
+        failures = self.invariants_at(graph, self.places(graph), start, failing)
+        left = failing - {f.invariant.name for f in failures}
+        if left:
+            failures += self.invariants_at(graph, self.handovers(graph), start, left)
+        return failures
+
+    def start_terms(self, graph: Graph, constraints: list, facts: list[Fact]) -> list:
+        return constraints + [f.holds(s) for f in facts for s in graph.assumed_states()]
+
+    @staticmethod
+    def places(graph: Graph) -> list[tuple]:
+        """(where, reach, state, context, decision) of every place the invariants must hold at."""
         places = [(d.stop.where, d.waits, d.stop.state, d.stop.ctx, d) for d in graph.decisions.values()]
         if "over" in graph.ends:
             reach, over = graph.ends["over"]
             places.append(("the end of the round", reach, over.state, None, None))
         places += [(f"{after.where} (after a move allowed at any time)", cond, after.state, after.ctx, None)
                    for cond, after in graph.anytime]
+        return places
+
+    @staticmethod
+    def handovers(graph: Graph) -> list[tuple]:
+        """The graph's ends at a cut point, as places."""
+        names = {"cut": "the start of the next turn", "power": "where a queued power is about to be played",
+                 "played": "once the power and its action_end are over"}
+        return [(f"{stop.where}: {names[end]}", reach, stop.state, None, None)
+                for end, (reach, stop) in graph.ends.items() if end in names]
+
+    def invariants_at(self, graph: Graph, places: list, start: list, only: set | None = None) -> list["Failure"]:
+        """The invariants (those named in `only`, else all) that do not hold at these places, or
+        could not be decided there."""
+        failures = []
         for where, reach, state, ctx, decision in places:
             terms = self.invariant_terms(state, ctx)
-            pending = list(range(len(terms)))
+            pending = [i for i in range(len(terms)) if only is None or self.invariants[i].name in only]
             while pending:
                 goal = and_([terms[i] for i in pending])
                 status, model = self.solve([reach, not_(goal)], f"invariants at {where}", True, start)
@@ -635,13 +678,6 @@ class Prover:
                 broken = [i for i in pending if not z3.is_true(model.eval(terms[i], model_completion=True))]
                 failures += [Failure(self.invariants[i], where, model, graph, "fails", decision) for i in broken]
                 pending = [i for i in pending if i not in broken]
-        for cond, obligation in graph.obligations:
-            path = and_([cond] + obligation.path)
-            status, model = self.solve([path, not_(obligation.holds)],
-                                       f"{obligation.where}: {obligation.what}", True, start)
-            if status != "unsat":
-                failures.append(Failure(None, obligation.where, model, graph, status if status == "unknown" else
-                                        "fails", what=obligation.what))
         return failures
 
     def one_by_one(self, graph: Graph, where: str, reach, terms: list, pending: list, start: list,
@@ -775,6 +811,20 @@ def _graph_obligations(prover, graphs, candidates: dict) -> tuple[list[Failure],
     for graph, constraints in graphs:
         if graph.assumes is not None:
             found += prover.obligations(graph, constraints, facts[graph.assumes])
+    failing = {f.invariant.name for f in found if f.invariant is not None and f.status == "fails"}
+    if failing and not undecided:
+        invariants = [f for f in candidates[CUT] if f.invariant is not None]
+        steps = [failure for graph, constraints in graphs if graph.assumes is not None
+                 for failure in prover.breaking_steps(graph, constraints, facts[graph.assumes] + invariants, failing)]
+        found = _at_the_breaking_steps(found, steps)
     if undecided:           # it may fail only for want of a fact Z3 could not decide
         found = [replace(f, status="unknown", what=f.what or "a fact it needs was undecided") for f in found]
     return found, {point: [f.name for f in kept] for point, kept in facts.items()}
+
+
+def _at_the_breaking_steps(found: list[Failure], steps: list[Failure]) -> list[Failure]:
+    """An invariant that fails is shown where a step of the rules breaks it (`steps`), when one
+    does; else at every place it fails (it then breaks for want of a fact the proof did not find)."""
+    broken = {f.invariant.name for f in steps if f.status == "fails"}
+    kept = [f for f in found if f.invariant is None or f.invariant.name not in broken or f.status != "fails"]
+    return kept + [f for f in steps if f.status == "fails"]
