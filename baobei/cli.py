@@ -477,6 +477,7 @@ def cmd_rulebook(args) -> int:
     from baobei.rulebook import build_document, compare, phrasebook_for, write
     variants = args.variant.split(",") if args.variant else _variants(config, "all")
     if args.compare:
+        from baobei.checker.symbolic import Bounds
         from baobei.dsl.loader import load_spec
         load_spec(config, args.compare)           # a misspelt variant fails before any document
     book = phrasebook_for(config)
@@ -484,7 +485,7 @@ def cmd_rulebook(args) -> int:
         document = build_document(config, variant, book)
         if args.compare and args.compare != variant:
             print(f"comparing {variant} with {args.compare} (baobei diff; cached after the first time)", flush=True)
-            compare(document, config, args.compare)
+            compare(document, config, args.compare, Bounds(args.players, args.slots), args.timeout)
         path = write(document, Path(args.out), args.format)
         missing = document.missing
         print(f"{variant}: {len(document.entries())} declarations in {len(document.sections)} sections, "
@@ -816,6 +817,7 @@ def build_parser() -> argparse.ArgumentParser:
     rbk.add_argument("--coverage", action="store_true",
                      help="count each rulebook's passages cited, explained (spec/rulebooks/uncited.yaml) and "
                           "unaccounted; write no document")
+    _solver_options(rbk)        # the bounds of --compare's diff
     _common(rbk)
     rbk.set_defaults(run=cmd_rulebook)
 

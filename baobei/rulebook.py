@@ -186,16 +186,18 @@ def _entry(decl: ast.Decl, merged, removals: dict, edition_layers: set[str], boo
                  declaration_text(decl))
 
 
-def compare(document: Document, config: Config, other: str) -> None:
+def compare(document: Document, config: Config, other: str, bounds=None, timeout_ms: int | None = None) -> None:
     """Marks each declaration of the document against variant `other`, and adds the differences
-    `baobei diff` finds between the two (its default bounds and cache)."""
-    from baobei.checker.diff import diff
+    `baobei diff` finds between the two within `bounds` (diff's defaults when not given; its cache)."""
+    from baobei.checker.diff import DEFAULT_TIMEOUT_MS, diff
+    from baobei.checker.symbolic import Bounds
     from baobei.checker.report import diff_text
     from baobei.dsl.loader import load_edition_for, load_spec
     theirs = _layered_only(config, config.layers_of(other))
     ours = _layered_only(config, document.layers)
     spec_a, spec_b = load_spec(config, document.variant), load_spec(config, other)
-    report = diff((document.variant, spec_a), (other, spec_b), load_edition_for(config, spec_a))
+    report = diff((document.variant, spec_a), (other, spec_b), load_edition_for(config, spec_a), bounds or Bounds(),
+                  timeout_ms or DEFAULT_TIMEOUT_MS)
     named: dict[str, list[int]] = {}
     comparison = Comparison(other, diff_text=diff_text(report))
     for number, finding in enumerate(report.findings, start=1):

@@ -185,9 +185,12 @@ def test_diff_emits_witness_scenarios_that_pass_under_both_editions(fr_de_witnes
             direction = re.search(r"legal in \w+ and refused in \w+", item["message"])
             if item["scenario"] and direction:   # the file shows the class's direction, not its mirror
                 assert direction.group(0) in yaml.safe_load(Path(item["scenario"]).read_text())["title"]
-    # only `value limited` has none: a decision the movement-limit rules read, shown by their classes
-    missing = [c["decision"] for d in data["differences"] for c in d["classes"] if not c["scenario"]]
-    assert missing == ["value limited"]
+    # a class without a scenario is one of the movement limit's (a card moved twice in one sequence of
+    # powers, which a short play rarely reaches; `value limited` is a decision only their rules read),
+    # and says why
+    missing = [(d["causes"], c) for d in data["differences"] for c in d["classes"] if not c["scenario"]]
+    assert ("value limited" in [c["decision"] for _, c in missing]) and len(missing) <= 2
+    assert all(causes and all("movement_limit" in cause for cause in causes) for causes, _ in missing)
     files = sorted(folder.glob("*.yaml"))
     assert len(files) >= 6
     assert main(["scenario", str(folder)]) == 0
@@ -287,10 +290,11 @@ rule power.blind_swap.not_twice_in_a_turn
 """
 
 
-@pytest.mark.parametrize("copies", [None, 1])
+@pytest.mark.parametrize("copies", [None, 2])
 def test_no_witness_of_check_shows_an_impossible_table(tmp_path, copies):
     """check on a house layer with findings, under the standard deck and under an edition file
-    with a single copy of every card (`copies`): each witness is a table a round can have."""
+    with at most two copies of every card (`copies`; one copy deals to no 4 players): each witness is a
+    table a round can have."""
     (tmp_path / "house.bao").write_text(HOUSE_LIMIT, encoding="utf-8")
     config_text = f"spec: {SPEC}\nlayers: [core, fr, house]\n"
     if copies is not None:

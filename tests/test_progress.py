@@ -61,4 +61,5 @@ def test_diff_shows_each_phase_with_progress_and_nothing_without(capsys):
 def test_check_shows_its_checks_as_they_are_made(capsys):
     assert main(["check", "--variant", "fr", "--players", "2", "--slots", "4", "--games", "1", "--progress"]) == 0
     err = capsys.readouterr().err
-    assert "checking fr" in err and " checks in " in err
+    # (its checks made here, or answered from the cache an earlier test of the session filled)
+    assert "checking fr" in err and (" checks in " in err or " answers from the cache in " in err)

@@ -150,7 +150,7 @@ def test_a_broken_phrasebook_is_an_error_at_its_line(house_project, capsys, monk
 
 def test_compare_marks_the_double_pluck_rules_and_lists_diffs_findings(config, tmp_path, capsys):
     code, out, _ = run_cli(capsys, "rulebook", "--variant", "fr", "--compare", "de", "--out", str(tmp_path),
-                           "--format", "md")
+                           "--format", "md", "--players", "3", "--slots", "4")
     assert code == 0 and "comparing fr with de" in out
     text = (tmp_path / "rulebook-fr.md").read_text(encoding="utf-8")
     own_draw = text[text.index("#### `pluck.double.own_draw`"):]
