@@ -91,7 +91,9 @@ def cached_proof(key: str | None, spec) -> TableProof | None:
 
 
 def keep_proof(key: str | None, proof: TableProof, spec) -> None:
-    if key:
+    """Keeps a proof's answer, but not one with an undecided query: on a busy machine a query may
+    run out of time, and the next run should try it again rather than repeat `unknown`."""
+    if key and not any(failure.status == "unknown" for failure in proof.failures):
         cache.write(f"invariants-{key}.json", json.dumps({**asdict(proof), "spec": spec.key}).encode("utf-8"))
 
 
