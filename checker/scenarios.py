@@ -367,21 +367,22 @@ def _realize_procedure_value(item: Difference, rules_a: Rules, rules_b: Rules) -
     is reached by playing into the procedure: from a table with the witness's variables one
     step before it (a recycle less, and an empty draw pile, so that the first draw recycles),
     the same moves in both variants until something a scenario checks differs."""
-    budget = Budget(NODES_PER_CLASS)
-    for table in _procedure_tables(item.witness, rules_a):
-        found = _lockstep(table, rules_a, rules_b, item, budget, NODES_LOCKSTEP["power"], probe=_observed_apart)
-        if found is not None:
-            return found
-    return None
+    return _first_lockstep(_procedure_tables(item.witness, rules_a), rules_a, rules_b, item, _observed_apart)
 
 
 def _realize_body(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
     """What a procedure, handler or power does differently is seen in play: from the witness's
     tables, the same moves in both versions until something a scenario checks (the layouts, the
     discard, who is asked what, ...) differs."""
+    return _first_lockstep(tables(item.witness, rules_a), rules_a, rules_b, item, _played_apart)
+
+
+def _first_lockstep(starts, rules_a: Rules, rules_b: Rules, item: Difference, probe) -> dict | None:
+    """The first of these tables from which the same moves in both variants reach a difference
+    `probe` sees, within one budget for them all."""
     budget = Budget(NODES_PER_CLASS)
-    for table in tables(item.witness, rules_a):
-        found = _lockstep(table, rules_a, rules_b, item, budget, NODES_LOCKSTEP["power"], probe=_played_apart)
+    for table in starts:
+        found = _lockstep(table, rules_a, rules_b, item, budget, NODES_LOCKSTEP["power"], probe=probe)
         if found is not None:
             return found
     return None
