@@ -524,8 +524,10 @@ def cmd_diff(args) -> int:
     spec_a, spec_b = load_spec(config, args.a), load_spec(config, args.b)
     edition = load_edition_for(config, spec_a)
     shown = _progress_shown(args)
+    from baobei.checker.scenarios import SPARE_WITNESSES
     report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
-                  use_cache=not args.no_cache, progress=shown, witnesses=args.witnesses)
+                  use_cache=not args.no_cache, progress=shown, witnesses=args.witnesses,
+                  spares=SPARE_WITNESSES if args.emit else 0)
     if args.emit:
         from baobei.checker.scenarios import emit_witnesses
         from baobei.interpreter.rules import load_rules

@@ -359,11 +359,11 @@ class Assumptions:
 def job_key(differ, reads: tuple, method, argument) -> str | None:
     """The key of one of diff's jobs (the classes one decision splits into, checker/diff.py): what
     both sides read for it, both sides' tables and proved invariants, the side names the classes
-    are told with, the witnesses asked for. None for a job this does not know: it is solved."""
+    are told with, the witnesses (shown and spare) asked for. None for a job this does not know: it is solved."""
     from .diff import _branch_conditions
     from .sites import analyse
     sides = [(differ.name_a, differ.spec_a, differ.proved[0]), (differ.name_b, differ.spec_b, differ.proved[1])]
-    parts = [code_version("diff"), differ.timeout_ms, differ.witnesses, method.__name__, repr(argument)]
+    parts = [code_version("diff"), differ.timeout_ms, differ.witnesses, differ.spares, method.__name__, repr(argument)]
     for (name, spec, proved), reads, edition in zip(sides, reads, differ.editions):
         cone = reads.of(*(spec.invariants[invariant] for invariant in proved))
         sites, _, resolving = analyse(spec)

@@ -29,7 +29,7 @@ from .parallel import in_forked_workers
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
-from .witness import Reader, describe_model
+from .witness import Reader, describe_model, shown_pins
 
 MAX_CLASSES = 12
 
@@ -47,6 +47,7 @@ class Difference:
     legal_in: str | None = None       # for legality differences: the side that allows the move
     read_by_rules: bool = False       # for value differences: some rule reads the decision
     more: list = field(default_factory=list)    # further witnesses of the class (--witnesses N): (message, witness)
+    spares: list = field(default_factory=list)  # witnesses not shown, for diff --emit's play search: (message, witness)
 
     def as_json(self) -> dict:
         return {"decision": self.decision, "message": self.message,
@@ -55,8 +56,9 @@ class Difference:
                 "more_witnesses": [{"message": message, "witness": witness} for message, witness in self.more]}
 
     def alternatives(self) -> list["Difference"]:
-        """The class with each of its witnesses in turn, the first one first."""
-        return [self] + [replace(self, message=message, witness=witness, more=[]) for message, witness in self.more]
+        """The class with each of its witnesses in turn, the first one first, the spares last."""
+        return [self] + [replace(self, message=message, witness=witness, more=[], spares=[])
+                         for message, witness in self.more + self.spares]
 
 
 @dataclass
@@ -101,15 +103,19 @@ class DiffReport:
 class Differ:
     def __init__(self, a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
                  timeout_ms: int = DEFAULT_TIMEOUT_MS, proved: tuple[list[str], list[str]] = ((), ()),
-                 witnesses: int = 1, answers: Answers | None = None, edition_b: Edition | None = None):
+                 witnesses: int = 1, answers: Answers | None = None, edition_b: Edition | None = None,
+                 spares: int = 0):
         """`witnesses`: how many distinct witnesses to give of each class (different tables, moves
-        or references), each on the smallest table that shows it; `answers`: where the classes of
+        or references), each on the smallest table that shows it; `spares`: how many more to keep
+        unshown (Difference.spares: what diff --emit plays from when no play reaches the shown
+        ones); `answers`: where the classes of
         a decision come from (default: the cache, checker/answers.py); `edition_b`: the edition side
         b plays with, when it is not `edition` (two versions of the edition file)."""
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
         self.edition, self.proved = edition, proved
         self.answers = answers if answers is not None else Answers()
         self.witnesses = max(1, witnesses)
+        self.spares = max(0, spares)
         self.bounds = bounds
         self.timeout_ms = timeout_ms
         same = edition_b is None or _values(edition_b) == _values(edition)
@@ -152,10 +158,10 @@ class Differ:
             self.report.unknown.append(f"{what}: {solver.reason_unknown()}")
         return None
 
-    def classes(self, assertions: list, winners: list, what: str):
+    def classes(self, assertions: list, winners: list, what: str, kind: str | None = None):
         """Models of the disagreement, one per combination of deciding rules: for each, its
-        witnesses (up to self.witnesses, each on the smallest table that shows it, each on
-        another table than the ones before) and the winners' values. One solver for all
+        witnesses (up to self.witnesses, each on the smallest table that shows it, each showing
+        something the ones before do not: `kind` is the move they show, if any) and the winners' values. One solver for all
         classes: each found class is blocked in place, so Z3 keeps what it learned."""
         solver = self.solver(assertions)
         for _ in range(MAX_CLASSES):
@@ -165,8 +171,8 @@ class Differ:
             values = [model.eval(w, model_completion=True).as_long() for w in winners]
             same_class = [w == v for w, v in zip(winners, values)]
             models = [self.smaller(assertions + same_class) or model]
-            while len(models) < self.witnesses:
-                others = [z3.Not(z3.And(self.situation.table_of(m))) for m in models]
+            while len(models) < self.witnesses + self.spares:
+                others = [z3.Not(z3.And(shown_pins(self.situation, m, kind))) for m in models]
                 another = self.smaller(assertions + same_class + others)
                 if another is None:
                     break
@@ -187,27 +193,26 @@ class Differ:
                                        if name in self.spec_b.decisions]
         jobs += [(self.machinery, name) for name in self.machinery_changes()]
         jobs += [(self.body, name) for name in self.body_changes()]
-        # Two fixed halves, each in a forked worker: the same spec gives the same report on any
-        # number of cores, and on two the queries run side by side.
-        halves = [list(range(0, len(jobs), 2)), list(range(1, len(jobs), 2))]
+        # Each job in a forked worker of its own, from this same state: a job's classes and
+        # witnesses do not depend on the number of cores nor on which other jobs the cache held
+        # (a solver that had answered another job first would give other models).
         phase = Phase("comparing the decisions", "decisions", enabled=progress, planned=len(jobs))
         not_compared = self.uncompared()
         reads = (Reads(self.spec_a), Reads(self.spec_b))
         keys = [job_key(self, reads, method, argument) for method, argument in jobs]
         found = self.cached_jobs(keys)
         phase.progress(0, len(found))
-        halves = [[index for index in half if index not in found] for half in halves]
-        halves = [half for half in halves if half]
-        for half, (part, queries, unknown, uncompared) in zip(halves, in_forked_workers(
-                self._run_jobs, [(jobs, half) for half in halves], on_progress=phase.progress)):
+        missing = [index for index in range(len(jobs)) if index not in found]
+        for part, queries, unknown, uncompared in in_forked_workers(
+                self._run_jobs, [(jobs, [index]) for index in missing], on_progress=phase.progress):
             found.update(part)
             self.report.queries += queries
             self.report.unknown += unknown
             not_compared += uncompared
             self.answers.solved += len(part)
-            if not unknown:      # a half with an undecided query keeps none of its answers
+            if not unknown:      # a job with an undecided query is not kept: it is asked again next run
                 self.keep_jobs(keys, part)
-        self.report.answers, self.report.cached = len(jobs), len(jobs) - sum(len(half) for half in halves)
+        self.report.answers, self.report.cached = len(jobs), len(jobs) - len(missing)
         self.report.differences = [d for index in sorted(found) for d in found[index]]
         phase.finish(f"{len(jobs)} decisions, {self.report.queries} queries")
         self.report.findings = self.group()
@@ -231,8 +236,8 @@ class Differ:
                 self.answers.keep(keys[index], {"classes": [_stored(d) for d in differences]})
 
     def _run_jobs(self, jobs: list, indexes: list[int]) -> tuple[dict, int, list]:
-        """Runs these jobs (in a worker, or here one half after the other); their differences by
-        job, the queries and the unknowns they added."""
+        """Runs these jobs (in a worker); their differences by job, the queries and the unknowns
+        they added."""
         found = {}
         queries, unknown, uncompared = self.report.queries, len(self.report.unknown), len(self.report.uncompared)
         for index in indexes:
@@ -398,7 +403,7 @@ class Differ:
         legal_b, win_b, rules_b = self.tr_b.legal(kind)
         context = self.situation.move_shape(kind) + [kind_context(self.situation, self.sites_a, kind),
                                                      kind_context(self.situation, self.sites_b, kind)]
-        for models, (wa, wb) in self.classes(context + [legal_a != legal_b], [win_a, win_b], f"legal {kind}"):
+        for models, (wa, wb) in self.classes(context + [legal_a != legal_b], [win_a, win_b], f"legal {kind}", kind):
             ra, rb = _rule(rules_a, wa), _rule(rules_b, wb)
 
             def allowed(model) -> str:
@@ -509,11 +514,11 @@ class Differ:
         """A class: `message(model)` says it as one witness shows it; the first model is its witness."""
         rules_a = [RuleInfo.of(r) for r in (ra if isinstance(ra, list) else [ra]) if r is not None]
         rules_b = [RuleInfo.of(r) for r in (rb if isinstance(rb, list) else [rb]) if r is not None]
-        first, *others = models
+        told = [(message(m), describe_model(self.situation, m, kind)) for m in models]
+        (first, witness), more, spares = told[0], told[1:self.witnesses], told[self.witnesses:]
         self.report.differences.append(Difference(
-            decision, message(first), {self.name_a: rules_a, self.name_b: rules_b},
-            describe_model(self.situation, first, kind), kind, legal_in=legal_in,
-            more=[(message(m), describe_model(self.situation, m, kind)) for m in others]))
+            decision, first, {self.name_a: rules_a, self.name_b: rules_b}, witness, kind, legal_in=legal_in,
+            more=more, spares=spares))
 
     def text_changes(self) -> None:
         def table(spec: Spec) -> dict:
@@ -594,7 +599,8 @@ def _stored(item: Difference) -> dict:
             "witness": item.witness, "kind": item.kind,
             "causes": sorted(item.causes) if item.causes is not None else None,
             "legal_in": item.legal_in, "read_by_rules": item.read_by_rules,
-            "more": [[message, witness] for message, witness in item.more]}
+            "more": [[message, witness] for message, witness in item.more],
+            "spares": [[message, witness] for message, witness in item.spares]}
 
 
 def _restored(data: dict, differ: "Differ") -> Difference:
@@ -603,7 +609,8 @@ def _restored(data: dict, differ: "Differ") -> Difference:
     return Difference(data["decision"], data["message"], rules, data["witness"], data["kind"],
                       causes=set(data["causes"]) if data["causes"] is not None else None, legal_in=data["legal_in"],
                       read_by_rules=data["read_by_rules"],
-                      more=[(message, witness) for message, witness in data["more"]])
+                      more=[(message, witness) for message, witness in data["more"]],
+                      spares=[(message, witness) for message, witness in data["spares"]])
 
 
 def _rule(rules: list, index: int):
@@ -616,13 +623,13 @@ def _name(rule) -> str:
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
          timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False,
-         witnesses: int = 1, edition_b: Edition | None = None) -> DiffReport:
+         witnesses: int = 1, edition_b: Edition | None = None, spares: int = 0) -> DiffReport:
     """Assumes only the invariants each spec proves inductive (proofs.py) under its edition
     (`edition_b` for b, when it has another). `progress`: show each phase's progress on stderr;
-    `witnesses`: per class (Differ)."""
+    `witnesses`, `spares`: per class (Differ)."""
     from .proofs import prove_all, proved_everywhere
     editions = (edition, edition_b or edition)
     proofs = prove_all([(a[1], editions[0]), (b[1], editions[1])], bounds, timeout_ms, use_cache, progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
     return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses, Answers(enabled=use_cache),
-                  edition_b).run(progress)
+                  edition_b, spares).run(progress)

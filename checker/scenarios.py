@@ -42,6 +42,11 @@ NODES_PER_FINDING = 20_000     # check --emit, per finding
 NODES_PER_TABLE = 4_000        # check --emit, per table
 
 
+# diff --emit asks for this many witnesses of each class beside the shown ones (Difference.spares):
+# the search's bound reaches some witnesses' tables and not others'
+SPARE_WITNESSES = 3
+
+
 class Budget:
     """The states a search may still visit."""
 
@@ -326,8 +331,8 @@ def closeness(rnd: Round, witness: dict) -> int:
 # ---- the search --------------------------------------------------------------------------------
 
 def realize_any(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
-    """A scenario of the class from the first of its witnesses (diff --witnesses N) the play
-    search reaches."""
+    """A scenario of the class from the first of its witnesses (diff --witnesses N, then the
+    spares) the play search reaches."""
     for alternative in item.alternatives():
         found = realize(alternative, rules_a, rules_b)
         if found is not None:

@@ -158,25 +158,6 @@ class Situation:
             raise SolverError(f"'{name}' holds a list")
         return z3.Int(name)
 
-    def table_of(self, model) -> list:
-        """Equalities that pin what a witness shows of this model (checker/witness.py): the
-        players, each slot's card, who is active, the move, the reference and the held cards.
-        Not all of them: another model shows another table."""
-        def pinned(term) -> z3.BoolRef:
-            return term == model.eval(term, model_completion=True)
-
-        def value(term) -> int:
-            return model.eval(term, model_completion=True).as_long()
-        players = value(self.np)
-        terms = [self.np, self.active, self.actor, self.chosen, self.power, self.user, self.tc, self.hc,
-                 self.ref.card, self.ref.how, self.ref.by, self.ref.open]
-        for i in range(players):
-            terms += [self.ns[i]] + self.card[i][:value(self.ns[i])]
-        for target in self.targets[:value(self.tc)]:
-            terms += [target.p, target.n]
-        terms += self.held[:value(self.hc)]
-        return [pinned(term) for term in terms]
-
     # -- well-formed tables --------------------------------------------------------------
     def constraints(self, counts: bool = True) -> list:
         """What a well-formed table is; `counts`: no more copies of a card than the edition has."""

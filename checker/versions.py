@@ -57,8 +57,10 @@ def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, tim
     from baobei.interpreter.progress import Phase
     spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
     edition, old_edition = load_edition_for(new, spec_new), load_edition_for(old, spec_old)
+    from .scenarios import SPARE_WITNESSES
     report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), old_edition, bounds, timeout_ms,
-                                         use_cache, progress=progress, edition_b=edition))
+                                         use_cache, progress=progress, edition_b=edition,
+                                         spares=SPARE_WITNESSES if emit else 0))
     report.edition = edition_changes(old_edition, edition)
     phase = Phase("checking the claims of both versions", "checks", enabled=progress)
     with reporting_to(phase):
@@ -146,13 +148,13 @@ def regression_scenarios(report: DiffReport, rules_old: Rules, rules_new: Rules,
     the old rules and fails under the new ones: the paths, as they are written."""
     import copy
 
-    from .scenarios import _dump, _slug, realize
+    from .scenarios import _dump, _slug, realize_any
     folder.mkdir(parents=True, exist_ok=True)
     old, new = copy.copy(rules_old), copy.copy(rules_new)
     old.variant, new.variant = report.a, report.b        # the sides' names, as the classes know them
     for number, finding in enumerate(report.findings, start=1):
         for index, item in enumerate(finding.classes, start=1):
-            scenario = realize(item, old, new)
+            scenario = realize_any(item, old, new)
             if scenario is None:
                 continue
             scenario = _only_side(scenario, report.a, rules_old.variant)

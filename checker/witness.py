@@ -17,14 +17,19 @@ class Reader:
         self.s = situation
         self.model = model
         self.ix = situation.ix
+        self.read: dict[int, object] = {}     # every term whose value was read, by its id
         self.count = self.int(situation.np)
         self.names = PLAYER_NAMES[:self.count]
 
+    def value(self, term):
+        self.read[term.get_id()] = term
+        return self.model.eval(term, model_completion=True)
+
     def int(self, term) -> int:
-        return self.model.eval(term, model_completion=True).as_long()
+        return self.value(term).as_long()
 
     def bool(self, term) -> bool:
-        return z3.is_true(self.model.eval(term, model_completion=True))
+        return z3.is_true(self.value(term))
 
     def player(self, term) -> str | None:
         value = self.int(term)
@@ -65,7 +70,7 @@ class Reader:
             return self.ix.powers[v] if v >= 0 else None
         if name in self.ix.enums:
             return self.enum(value, name)
-        return str(self.model.eval(value, model_completion=True))
+        return str(self.value(value))
 
     def shown(self, value, type_) -> str:
         """A value as a scenario writes it: a player's name, a slot `Ben.2`, a card id, a number,
@@ -88,9 +93,17 @@ class Reader:
                 for i in range(self.count)}
 
 
-def describe_model(situation: Situation, model, kind: str | None = None) -> dict:
+def shown_pins(situation: Situation, model, kind: str | None = None) -> list:
+    """Equalities that pin everything the witness of this model shows (describe_model): a model
+    that breaks one of them shows another witness."""
+    reader = Reader(situation, model)
+    describe_model(situation, model, kind, reader)
+    return [term == reader.value(term) for term in list(reader.read.values())]
+
+
+def describe_model(situation: Situation, model, kind: str | None = None, reader: Reader | None = None) -> dict:
     """The situation of a model: table, move, reference, variables that matter."""
-    r = Reader(situation, model)
+    r = reader or Reader(situation, model)
     s = situation
     spec = s.spec
     described: dict = {"players": r.names, "layouts": r.layouts(), "active": r.player(s.active)}

@@ -128,24 +128,39 @@ def test_diff_finds_every_difference_between_the_editions(config):
     assert not report.unknown
 
 
-def test_diff_reports_the_same_on_one_core_as_on_several():
-    """Its halves run in forked workers that all start from the same state, side by side
-    when there are cores for it: how many there are must not change a witness. (Each run in
-    a fresh process, as from the command line: Z3's state carries over within one.)"""
+def test_diff_reports_the_same_on_one_core_as_on_several_and_whatever_the_cache_held(tmp_path):
+    """Each decision is compared in a forked worker of its own, all from the same state, side by
+    side when there are cores for it: neither how many cores there are nor which other decisions'
+    classes the cache held may change a witness. (Each run in a fresh process, as from the command
+    line: Z3's state carries over within one; the proofs come from a copy of the session's cache.)"""
+    import os
+    import shutil
     import subprocess
     import sys
+    cache = tmp_path / "cache"
+    shutil.copytree(os.environ["BAOBEI_CACHE"], cache)
 
-    def run(cores: int) -> dict:
+    def compared(entry: Path) -> bool:      # a decision's classes, kept by diff (checker/answers.py)
+        return entry.name.startswith("answer-") and '"classes"' in entry.read_text()
+
+    def run(cores: int, keep) -> list:
+        entries = sorted(entry for entry in cache.iterdir() if compared(entry))
+        for entry in entries:
+            if not keep(entries.index(entry)):
+                entry.unlink()
         code = (f"import os; os.cpu_count = lambda: {cores}\n"
                 "from baobei.cli import main\n"
                 "raise SystemExit(main(['diff', 'fr', 'de', '--players', '3', '--slots', '4', '--json']))")
         # -P: the installed package, not the source folder of the working directory
-        done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True)
+        done = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True,
+                              env={**os.environ, "BAOBEI_CACHE": str(cache)})
         assert done.returncode == 1, done.stderr     # the editions differ: exit 1, like diff(1)
-        data = json.loads(done.stdout)
-        return data["differences"]
-    side_by_side = run(2)
-    assert side_by_side and run(1) == side_by_side
+        return json.loads(done.stdout)
+    side_by_side = run(2, keep=lambda index: False)          # every decision compared here
+    assert side_by_side["cached"] == 0 and side_by_side["differences"]
+    one_core = run(1, keep=lambda index: index % 2 == 0)     # every other one from the cache
+    assert 0 < one_core["cached"] < one_core["answers"]
+    assert one_core["differences"] == side_by_side["differences"]
 
 
 def test_making_de_like_fr_removes_that_difference(spec_copy):
@@ -178,19 +193,19 @@ def fr_de_witnesses(tmp_path_factory):
 def test_diff_emits_witness_scenarios_that_pass_under_both_editions(fr_de_witnesses, capsys):
     code, data, folder = fr_de_witnesses
     assert code == 1 and len(data["differences"]) == 7
-    # the play search starts from the witness Z3 gave (another model, from another cache, may need a
-    # longer play than the search's bound): nearly every difference gets a scenario
+    # the play search starts from each class's witnesses in turn, the spare ones last: every
+    # difference gets a scenario
     shown = [d for d in data["differences"] if any(c["scenario"] for c in d["classes"])]
-    assert len(shown) >= len(data["differences"]) - 1
+    assert len(shown) == len(data["differences"])
     for difference in data["differences"]:
         for item in difference["classes"]:
             direction = re.search(r"legal in \w+ and refused in \w+", item["message"])
             if item["scenario"] and direction:   # the file shows the class's direction, not its mirror
                 assert direction.group(0) in yaml.safe_load(Path(item["scenario"]).read_text())["title"]
-    # `value limited` has none (a decision only the movement limit's rules read), and at most one
-    # other class, whose witness needs a longer play than the search's bound
-    missing = [c for d in data["differences"] for c in d["classes"] if not c["scenario"]]
-    assert "value limited" in [c["decision"] for c in missing] and len(missing) <= 2
+    # only `value limited` has none: a decision only the movement limit's rules read, whose
+    # classes (the swaps and replacements it limits) show it
+    missing = [c["decision"] for d in data["differences"] for c in d["classes"] if not c["scenario"]]
+    assert missing == ["value limited"]
     files = sorted(folder.glob("*.yaml"))
     assert len(files) >= 6
     assert main(["scenario", str(folder)]) == 0
