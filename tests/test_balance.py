@@ -187,7 +187,10 @@ def test_an_interrupted_command_keeps_its_games_and_the_same_command_resumes(tmp
     args = ["balance", "fr", "de", "--games", "2000", "--players", "2", "--seed", "6", "--checkpoint",
             str(checkpoint), "--json"]
     command = shutil.which("baobei", path=str(Path(sys.executable).parent)) or shutil.which("baobei")
-    process = subprocess.Popen([command, *args, "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Ctrl-C as at a terminal: a pytest started in the background (`cmd &`) ignores SIGINT, and a
+    # Python started with SIGINT ignored would never raise KeyboardInterrupt
+    process = subprocess.Popen([command, *args, "--progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     shown = b""
     while b"games/s" not in shown:
         chunk = process.stderr.read1(200)
