@@ -108,9 +108,9 @@ class Differ:
         """`witnesses`: how many distinct witnesses to give of each class (different tables, moves
         or references), each on the smallest table that shows it; `spares`: how many more to keep
         unshown (Difference.spares: what diff --emit plays from when no play reaches the shown
-        ones); `answers`: where the classes of
-        a decision come from (default: the cache, checker/answers.py); `edition_b`: the edition side
-        b plays with, when it is not `edition` (two versions of the edition file)."""
+        ones); `answers`: where the classes of a decision come from (default: the cache,
+        checker/answers.py); `edition_b`: the edition side b plays with, when it is not `edition`
+        (two versions of the edition file)."""
         (self.name_a, self.spec_a), (self.name_b, self.spec_b) = a, b
         self.edition, self.proved = edition, proved
         self.answers = answers if answers is not None else Answers()
@@ -160,9 +160,10 @@ class Differ:
 
     def classes(self, assertions: list, winners: list, what: str, kind: str | None = None):
         """Models of the disagreement, one per combination of deciding rules: for each, its
-        witnesses (up to self.witnesses, each on the smallest table that shows it, each showing
-        something the ones before do not: `kind` is the move they show, if any) and the winners' values. One solver for all
-        classes: each found class is blocked in place, so Z3 keeps what it learned."""
+        witnesses (up to self.witnesses + self.spares, each on the smallest table that shows it,
+        each showing something the ones before do not; `kind`: the move they show, if any) and
+        the winners' values. One solver for all classes: each found class is blocked in place,
+        so Z3 keeps what it learned."""
         solver = self.solver(assertions)
         for _ in range(MAX_CLASSES):
             model = self.solve(solver, what)
