@@ -66,12 +66,7 @@ class MemoryAgent(Agent):
         options = rnd.options(player)
         if not options:
             return None
-        by_kind: dict[str, list[Move]] = {}
-        for kind in options:
-            # plucks: only the ones it knows match (listing every double pluck would be slow)
-            by_kind[kind] = self.known_plucks(rnd, player) if kind == "pluck" else \
-                list(rnd.moves_of_kind(player, kind))
-        moves = [m for ms in by_kind.values() for m in ms]
+        by_kind = _MovesByKind(self, rnd, player, options)
         for decide in (self.pluck, self.turn_action, self.power, self.end_of_turn, self.follow_up):
             move = decide(rnd, by_kind)
             if move is not None:
@@ -81,7 +76,7 @@ class MemoryAgent(Agent):
         for kind in DECLINE_KINDS:
             if by_kind.get(kind):
                 return by_kind[kind][0]
-        return moves[0] if moves else None
+        return next((moves[0] for moves in map(by_kind.__getitem__, options) if moves), None)
 
     def known_plucks(self, rnd: Round, player) -> list[Move]:
         known = self.matches(rnd, rnd.ref.card)
@@ -189,3 +184,26 @@ class MemoryAgent(Agent):
         if "peek" in by_kind:
             return by_kind["peek"][0]
         return None
+
+
+class _MovesByKind(dict):
+    """The player's legal moves of each kind it may make now, listed when a decider first reads
+    them: most decisions read one or two kinds (a pluck window: only the plucks it knows)."""
+
+    def __init__(self, agent: MemoryAgent, rnd: Round, player, kinds):
+        super().__init__()
+        self.agent, self.rnd, self.player, self.kinds = agent, rnd, player, kinds
+
+    def __contains__(self, kind) -> bool:
+        return kind in self.kinds
+
+    def __missing__(self, kind: str) -> list[Move]:
+        if kind not in self.kinds:
+            raise KeyError(kind)
+        # plucks: only the ones it knows match (listing every double pluck would be slow)
+        moves = self[kind] = self.agent.known_plucks(self.rnd, self.player) if kind == "pluck" else \
+            list(self.rnd.moves_of_kind(self.player, kind))
+        return moves
+
+    def get(self, kind: str, default=None):
+        return self[kind] if kind in self.kinds else default
