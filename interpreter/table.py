@@ -28,10 +28,12 @@ def round_from_table(rules: Rules, table: dict, *, start: bool = True) -> Round:
                 tiebreak=bool(table.get("tiebreak", False)), totals=table.get("totals") or {})
     layouts = table.get("layouts") or {}
     for player in rnd.players:
-        player.set_layout([None if name == EMPTY else rnd.new_card(name) for name in layouts.get(player.name, [])])
-    rnd.deck = [rnd.new_card(name) for name in reversed(table.get("deck") or [])]
-    rnd.discard = [rnd.new_card(name) for name in table.get("discard") or []]
-    rnd.under = [rnd.new_card(name) for name in table.get("under_discard") or []]
+        names = layouts.get(player.name, [])
+        cards = iter(rnd.new_cards([name for name in names if name != EMPTY]))
+        player.set_layout([None if name == EMPTY else next(cards) for name in names])
+    rnd.deck = rnd.new_cards(reversed(table.get("deck") or []))
+    rnd.discard = rnd.new_cards(table.get("discard") or [])
+    rnd.under = rnd.new_cards(table.get("under_discard") or [])
     rnd.active = rnd.by_name[table["active"]]
     if rnd.discard:
         rnd.ref = Reference(rnd.discard[-1].kind, None, None, False)
