@@ -300,19 +300,16 @@ def _collect(value, found: list) -> None:
 class Assumptions:
     """Which proved invariants a question assumes.
 
-    An invariant that reads anything of the table is assumed by every question. Those that read
-    variables alone fall into groups by their private variables, those no table-reading invariant
-    reads (invariants sharing one are in one group). A question assumes, of each group, the
-    invariants that read none of the private variables it does not read itself (they say what it
-    can tell); it leaves out the others, as long as, whatever the rest of a well-formed table
-    is, those private variables can be given values where the whole group holds (`free`, checked
-    once per part by the checker; else the question assumes the whole group): the question
-    cannot tell them apart from the table it reads. So a question reads only the invariants that
-    concern it, and an invariant of one edition (fr: a BAO is never made void) does not change
-    the answers of the core's questions that never read its variables: fr and de share them."""
+    An invariant that reads anything of the table is assumed by every question. One that reads
+    variables alone is assumed by the questions that read one of its variables (through the
+    other invariants they assume, too): the others cannot tell it is there, as long as its
+    variables can always be given values that satisfy it (`free`, checked once per group by
+    the checker; a group that cannot is assumed everywhere). So a question reads only the
+    invariants that concern it, and an invariant of one edition does not change the answers
+    of the core's questions that never read its variables."""
 
     always: list[str]                       # invariant names, in the spec's order
-    groups: list["Group"]                   # the groups of variable-only invariants
+    groups: list[tuple[list[str], set]]     # (names, variables) of each group of variable-only invariants
     order: list[str]
 
     @staticmethod
@@ -321,75 +318,40 @@ class Assumptions:
         cones = {name: reads.of(spec.invariants[name]) for name in proved}
         always = [name for name in proved if cones[name].table]
         reached = set().union(*(cones[name].vars for name in always)) if always else set()
-        # invariants that share a private variable are one group; sharing only variables the
-        # table-reading ones read does not join them
         groups: list[tuple[list[str], set]] = []
         for name in proved:
             if cones[name].table:
                 continue
-            names, private = [name], cones[name].vars - reached
-            for group in [g for g in groups if g[1] & private]:
+            names, variables = [name], set(cones[name].vars)
+            for group in [g for g in groups if g[1] & variables]:
                 groups.remove(group)
                 names += group[0]
-                private |= group[1]
-            groups.append((names, private))
+                variables |= group[1]
+            groups.append((names, variables))
         found = Assumptions(always, [], list(proved))
-        for names, private in groups:
-            if private:
-                found.groups.append(Group(tuple(n for n in proved if n in names), frozenset(private),
-                                          tuple(frozenset(cones[n].vars) for n in proved if n in names)))
-            else:
+        for names, variables in groups:
+            if variables & reached:
                 found.always += names
+            else:
+                found.groups.append((names, variables))
         return found
 
-    def assume_always(self, group: "Group") -> None:
-        """A group whose private variables cannot always satisfy it: every question assumes it."""
+    def assume_always(self, group: tuple[list[str], set]) -> None:
+        """A group whose variables cannot always satisfy it: every question assumes it."""
         self.groups.remove(group)
-        self.always += group.names
+        self.always += group[0]
 
-    def for_question(self, variables: set) -> tuple[list[str], list["Part"]]:
+    def for_question(self, variables: set) -> tuple[list[str], list]:
         """(the invariants a question reading these variables assumes, in the spec's order; the
-        parts of groups it leaves out, whose freedom its answer relies on)."""
+        groups it leaves out, whose freedom its answer relies on)."""
         names = set(self.always)
-        parts = []
+        left = []
         for group in self.groups:
-            unread = group.private - variables
-            kept = tuple(n for n, read in zip(group.names, group.reads) if not read & unread)
-            names |= set(kept)
-            if len(kept) < len(group.names):
-                parts.append(Part(group, kept, tuple(n for n in group.names if n not in kept), unread))
-        return self.ordered(names), parts
-
-    def ordered(self, names) -> list[str]:
-        """These invariant names in the spec's order."""
-        wanted = set(names)
-        return [name for name in self.order if name in wanted]
-
-
-@dataclass(frozen=True)
-class Group:
-    """Invariants of variables alone that share private variables (those no table-reading
-    invariant reads); `reads`: the variables each invariant reads, in the order of `names`."""
-
-    names: tuple[str, ...]
-    private: frozenset
-    reads: tuple[frozenset, ...]
-
-
-@dataclass(frozen=True)
-class Part:
-    """What a question leaves out of a group: the invariants it assumes (`kept`, reading none of
-    `unread`), those it leaves out, and the group's private variables it does not read."""
-
-    group: Group
-    kept: tuple[str, ...]
-    left: tuple[str, ...]
-    unread: frozenset
-
-    @property
-    def whole(self) -> bool:
-        """The question leaves the whole group out and it reads no variable outside it."""
-        return not self.kept and self.unread == set().union(*self.group.reads)
+            if group[1] & variables:
+                names |= set(group[0])
+            else:
+                left.append(group)
+        return [name for name in self.order if name in names], left
 
 
 # ---- diff: the classes of one decision ------------------------------------------------------------

@@ -20,9 +20,9 @@ from baobei.dsl.model import Spec, expr_text
 from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 
 from . import parallel
-from .answers import Answers, Assumptions, Cone, Part, Reads, code_version, key_of, table_text
+from .answers import Answers, Assumptions, Cone, Reads, code_version, key_of, table_text
 from .sites import analyse, kind_context, resolve_context
-from .symbolic import NONE, Bounds, Situation, flat_terms, new_solver, small_model
+from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
 from .witness import describe_model
 
@@ -207,41 +207,35 @@ class Checker:
 
     def assumed_for(self, variables: set) -> list[str]:
         """The proved invariants a question reading these variables assumes (answers.Assumptions):
-        what it leaves out of a group must be free, or it assumes the whole group (every question
-        does, when the group cannot hold whatever the rest of the table is)."""
+        a group of invariants it leaves out must be free, or every question assumes it."""
         while True:
-            names, parts = self.assumptions.for_question(variables)
-            bound = [part for part in parts if not self.free(part)]
-            never = [part for part in bound if part.whole]
-            if not never:
-                return self.assumptions.ordered(names + [name for part in bound for name in part.left])
-            for part in never:
-                self.assumptions.assume_always(part.group)
+            names, left = self.assumptions.for_question(variables)
+            bound = [group for group in left if not self.free(group)]
+            if not bound:
+                return names
+            for group in bound:
+                self.assumptions.assume_always(group)
 
-    def free(self, part: Part) -> bool:
-        """Whether a question that assumes `part.kept` and reads none of `part.unread` has the
-        same answer with the whole group as without `part.left`: whatever the rest of a
-        well-formed table is, those variables can be given values where the group holds. A
-        query Z3 cannot decide: not free (the question assumes the whole group)."""
-        key_parts = (part.kept, part.left, tuple(sorted(part.unread)))
-        if key_parts not in self._free:
+    def free(self, group: tuple[list[str], set]) -> bool:
+        """Whether these invariants (of variables alone) can hold at every table size whatever the
+        rest of the table is: then a question that reads none of their variables has the same
+        answer with them as without. A query Z3 cannot decide: not free (they are assumed)."""
+        names = tuple(group[0])
+        if names not in self._free:
             cone = Cone()
-            for name in part.group.names:
+            for name in names:
                 cone.add(self.reads.of(self.spec.invariants[name]))
-            shape = "free" if part.whole else ("free in",) + key_parts
-            key = key_of(code_version(), FREE_TIMEOUT_MS, self.table, repr(shape), cone.entries)
+            key = key_of(code_version(), FREE_TIMEOUT_MS, self.table, "free", cone.entries)
             found = self.answers.get(key)
             if found is None:
-                free = self._satisfiable_everywhere(list(part.left)) if part.whole else self._choosable(part)
-                found = {"free": free}
-                if free is not None:
+                found = {"free": self._satisfiable_everywhere(list(names))}
+                if found["free"] is not None:
                     self.answers.keep(key, found)
-            self._free[key_parts] = bool(found["free"])
-        return self._free[key_parts]
+            self._free[names] = bool(found["free"])
+        return self._free[names]
 
     def _satisfiable_everywhere(self, names: list[str]) -> bool | None:
-        """Each table size has a well-formed table where these invariants (of variables no other
-        invariant reads) hold (None: unknown)."""
+        """Each table size has a well-formed table where these invariants hold (None: unknown)."""
         terms = [self.invariant_terms[name] for name in names]
         for players in range(2, self.bounds.players + 1):
             solver = new_solver(*self.constraints, *terms, self.situation.np == players, timeout_ms=FREE_TIMEOUT_MS)
@@ -250,47 +244,6 @@ class Checker:
             if result != z3.sat:
                 return False if result == z3.unsat else None
         return True
-
-    def _choosable(self, part: Part) -> bool | None:
-        """Every well-formed table where the invariants the question keeps hold, whatever its
-        other values, becomes one where the whole group holds by choosing the variables it does
-        not read alone (None: unknown). Asked as: no such table for which every choice of them
-        breaks the table or the invariants left out."""
-        own = self.situation.variable_terms(part.unread)
-        kept = [self.invariant_terms[name] for name in part.kept]
-
-        def holding(values: list) -> z3.BoolRef:
-            """The invariants left out and the table's constraints that read those variables (the
-            others hold as they are), with these values in their place."""
-            pairs = list(zip(own, values))
-            left = [z3.substitute(self.invariant_terms[name], *pairs) for name in part.left]
-            table = [moved for moved, term in ((z3.substitute(term, *pairs), term) for term in self.constraints)
-                     if not moved.eq(term)]
-            return z3.And(*left, *table)
-        # the values a round starts with are the usual choice, and asking that needs no quantifier
-        initial = self._initial_terms(part.unread)
-        if len(initial) == len(own):
-            solver = new_solver(*self.constraints, *kept, z3.Not(holding(initial)), timeout_ms=FREE_TIMEOUT_MS)
-            self.report.queries += 1
-            if solver.check() == z3.unsat:
-                return True
-        chosen = [z3.FreshConst(term.sort(), "chosen") for term in own]
-        solver = new_solver(*self.constraints, *kept, z3.ForAll(chosen, z3.Not(holding(chosen))),
-                            timeout_ms=FREE_TIMEOUT_MS)
-        self.report.queries += 1
-        result = solver.check()
-        return True if result == z3.unsat else False if result == z3.sat else None
-
-    def _initial_terms(self, names) -> list:
-        """The values these variables start a round with (Situation.variable_terms' order)."""
-        values = []
-        for name in sorted(names):
-            seats = name.startswith("player.")
-            decl = self.spec.player_vars[name.split(".", 1)[1]] if seats else self.spec.vars[name]
-            literal = decl.init is not None and not isinstance(decl.init, ast.NoneLit)
-            value = self.tr.expr(decl.init) if literal else self.tr.default(decl.type)
-            values += [value] * self.bounds.players if seats else [value]
-        return flat_terms(values)
 
     def solve(self, assertions: list, what: str, witness: bool = False, likely: bool = False):
         """'sat' with its model, 'unsat', or 'unknown' (reported as a finding by the caller).
@@ -366,24 +319,14 @@ class Checker:
                 + [self.check_placement]
                 + ([partial(self.check_claim, claim) for claim in self.spec.claims.values()] if claims else []))
 
-    def run(self, extra_steps: int = 0, backwards: bool = False) -> Report:
-        """`extra_steps`: the steps the caller adds after these (progress plans them all at once);
-        `backwards`: check the last stage first (two variants checked side by side from either
-        end take the questions they share from each other's answers). The report is the same."""
+    def run(self, extra_steps: int = 0) -> Report:
+        """`extra_steps`: the steps the caller adds after these (progress plans them all at once)."""
         started = time.perf_counter()
         stages = self.stages()
         parallel.plan(len(stages) + extra_steps)
-        report = self.report
-        made: list = [None] * len(stages)      # what each stage adds, put back in the stages' order
-        for index in (reversed(range(len(stages))) if backwards else range(len(stages))):
-            findings, claims = len(report.findings), len(report.claims)
-            stages[index]()
-            made[index] = (report.findings[findings:], report.claims[claims:])
-            del report.findings[findings:], report.claims[claims:]
+        for stage in stages:
+            stage()
             parallel.step()
-        for findings, claims in made:
-            report.findings += findings
-            report.claims += claims
         self.report.readings = [RuleInfo.of(decl) for decl in self.spec.readings()]
         self.report.answers = self.answers.cached + self.answers.solved
         self.report.cached = self.answers.cached
@@ -689,18 +632,18 @@ def _legal_kinds(expr) -> set[str]:
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
           timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None, extra_steps: int = 0,
-          progress: bool = False, answers: Answers | None = None, backwards: bool = False) -> Report:
+          progress: bool = False, answers: Answers | None = None) -> Report:
     """The checks of one variant, assuming the invariants its proofs (proofs.py, made here when not
     given) proved at every table size; what they did not prove comes first among the findings.
-    `extra_steps`, `backwards`: as Checker.run; `progress`: show the proofs made here on stderr;
-    `answers`: where answers come from (default: the cache)."""
+    `extra_steps`: the progress steps the caller makes after these (Checker.run); `progress`: show
+    the proofs made here on stderr; `answers`: where answers come from (default: the cache)."""
     from .proofs import prove_all, proved_everywhere
     if proofs is None:
         use_cache = answers is None or answers.enabled
         proofs = prove_all([(spec, edition)], bounds, timeout_ms, use_cache, progress=progress)[0]
     checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs), answers)
     add_proofs(checker.report, spec, proofs)
-    return checker.run(extra_steps, backwards)
+    return checker.run(extra_steps)
 
 
 def add_proofs(report: Report, spec: Spec, proofs: list) -> None:

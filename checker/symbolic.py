@@ -89,19 +89,6 @@ class Indexes:
         return None
 
 
-def flat_terms(values) -> list:
-    """Symbolic values as Z3 terms, a slot's or a reference's parts each on its own."""
-    terms = []
-    for value in values:
-        if isinstance(value, SlotV):
-            terms += [value.p, value.n]
-        elif isinstance(value, RefV):
-            terms += [value.card, value.how, value.by, value.open]
-        else:
-            terms.append(value)
-    return terms
-
-
 class Situation:
     """Z3 variables for one moment of a round. `tag` keeps two situations apart."""
 
@@ -143,17 +130,6 @@ class Situation:
         self.pvars = {name: [self._fresh(f"{t}{name}_{i}", decl.type) for i in range(P)]
                       for name, decl in spec.player_vars.items()}
         self._tag = t
-
-    def variable_terms(self, names) -> list:
-        """The Z3 constants of these variables (a cone's names: `x` a round's, `player.x` every
-        seat's), each part of a slot or a reference on its own."""
-        values = []
-        for name in sorted(names):
-            if name.startswith("player."):
-                values += self.pvars[name.split(".", 1)[1]]
-            else:
-                values.append(self.vars[name])
-        return flat_terms(values)
 
     def with_variables_of(self, other: Spec) -> "Situation":
         """The variables another rule set declares and this one does not, added (two versions of

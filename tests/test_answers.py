@@ -140,7 +140,8 @@ def test_an_edit_of_one_rule_resolves_only_the_questions_that_read_it(spec_copy,
 
 def test_the_questions_two_variants_share_are_solved_once(config, fresh_cache):
     """fr, then its house variant with optional powers: every question the house layer does not
-    concern is answered from fr's answers."""
+    concern is answered from fr's answers. (fr and de share none since the core's machinery
+    invariants read variables that fr's own invariant reads: every question of fr assumes it.)"""
     house = "optional-powers"
     proved = {variant: _proved(config, variant) for variant in ("fr", house)}
     fr = _checker(config, "fr", proved["fr"], Answers()).run()
@@ -157,49 +158,6 @@ def test_the_questions_two_variants_share_are_solved_once(config, fresh_cache):
         if cached:
             assert not any(entry.startswith(prefix) for entry in cone.entries for prefix in layered), shape
     assert _verdicts(report) == _verdicts(_checker(config, house, proved[house], Answers(enabled=False)).run())
-
-
-def test_fr_and_de_share_the_questions_that_read_no_variable_of_fr_s_own_invariants(config, fresh_cache):
-    """fr proves invariants de does not (a double pluck follows one's own draw; a BAO is never
-    made void): a question that reads none of their variables, or only those the invariants
-    of the table also read, leaves them out, so de answers it from fr's answers, to the
-    verdicts de reaches alone."""
-    proved = {variant: _proved(config, variant) for variant in ("fr", "de")}
-    own = set(proved["fr"]) - set(proved["de"])
-    assert own
-    assert _checker(config, "fr", proved["fr"], Answers()).run().cached == 0
-    de = _checker(config, "de", proved["de"], Answers())
-    report = de.run()
-    assert report.answers / 3 <= report.cached < report.answers
-    spec, _ = _loaded(config, "fr")
-    own_variables = set().union(*(de.reads.of(spec.invariants[name]).vars for name in own))
-    unread = own_variables - set().union(*(de.reads.of(spec.invariants[name]).vars for name in de.assumptions.always))
-    assert unread
-    for shape, cone, cached in de.asked:
-        if cached:
-            assert not cone.vars & unread, shape
-    assert _verdicts(report) == _verdicts(_checker(config, "de", proved["de"], Answers(enabled=False)).run())
-
-
-def test_an_invariant_a_question_cannot_leave_out_is_assumed(spec_copy, fresh_cache):
-    """An invariant of a variable no question reads here (pluck_double) that also pins one the
-    question reads (the played card: never drawn) cannot be left out: no choice of pluck_double
-    makes it hold when the played card was drawn. The claim that the played card is never drawn
-    holds only by it, so it holds only when the question assumes it."""
-    path = spec_copy / "core" / "pluck.bao"
-    path.write_text(path.read_text(encoding="utf-8") + '\ninvariant pluck.never_drawn\n  assumed "for the test"\n'
-                    '  holds pluck_double == (played.how == drawn) and not pluck_double\n'
-                    '\nclaim pluck.played_never_drawn\n  assumed "for the test"\n  holds played.how != drawn\n',
-                    encoding="utf-8")
-    config = load_config(spec=str(spec_copy))
-    spec, edition = _loaded(config, "de")
-    checker = Checker(spec, edition, BOUNDS, 20_000, "de", list(spec.invariants), Answers())
-    report = checker.run()
-    assert ("pluck.played_never_drawn", "holds") in {(name, status) for name, status, _ in report.claims}
-    # without the invariant, the claim fails: the test can tell
-    without = [name for name in spec.invariants if name != "pluck.never_drawn"]
-    report = Checker(spec, edition, BOUNDS, 20_000, "de", without, Answers()).run()
-    assert ("pluck.played_never_drawn", "fails") in {(name, status) for name, status, _ in report.claims}
 
 
 def test_an_undecided_answer_is_never_kept(config, fresh_cache):
@@ -284,23 +242,6 @@ def test_invariants_that_cannot_hold_are_assumed_by_every_question(spec_copy, fr
     never = {f.decision for f in report.findings if f.kind == "never"}
     assert never == {f"legal {kind}" for kind in checker.asked_kinds()}
     assert {status for _, status, _ in report.claims} == {"holds"}
-
-
-def test_a_check_run_backwards_reports_the_same_in_the_same_order(spec_copy, fresh_cache):
-    """`check` runs every other variant from its last question back (two side by side take the
-    questions they share from each other); its report is the one a run from the first question
-    makes: the same findings and claims, in the same order (a witness may be another table that
-    shows the same: Z3's models depend on what it solved before). A claim that fails and a rule
-    that never applies give findings in two stages."""
-    edit(spec_copy / "core" / "scoring.bao", "max(2 * points(p), 5)", "max(2 * points(p), 4)")
-    edit(spec_copy / "core" / "bao.bao", "refuse bao when bao != none", "refuse bao when bao != none and false")
-    config = load_config(spec=str(spec_copy))
-    spec, edition = _loaded(config, "de")
-    proved = list(spec.invariants)
-    forwards = Checker(spec, edition, BOUNDS, 20_000, "de", proved, Answers(enabled=False)).run()
-    backwards = Checker(spec, edition, BOUNDS, 20_000, "de", proved, Answers(enabled=False)).run(backwards=True)
-    assert len({f.kind for f in forwards.findings}) >= 2
-    assert _verdicts(backwards) == _verdicts(forwards)       # (the findings in order)
 
 
 def test_a_second_diff_takes_its_classes_from_the_cache_and_an_edit_resolves_its_decision(spec_copy, fresh_cache):
