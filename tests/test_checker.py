@@ -267,6 +267,38 @@ def test_the_play_search_does_not_depend_on_the_layouts_z3_picked(config, tmp_pa
     assert missing == ["value limited"] and len(written) == 14
 
 
+@pytest.mark.parametrize("lockstep_plays_on", [1, None])
+def test_the_play_search_prefers_lockstep_and_tries_each_table_alone_before_the_next(monkeypatch, lockstep_plays_on):
+    """A move's class is shown by the same moves in both variants wherever a short lockstep play
+    exists, even on a later table than a split play; where none plays in lockstep, each table is
+    also searched variant by variant before the next table is searched in lockstep (the movement
+    limit's classes: no table plays in lockstep, and searching them all first cost most of --emit)."""
+    from types import SimpleNamespace
+
+    from baobei.checker import scenarios
+    calls = []
+
+    def lockstep(table, rules_a, rules_b, item, budget, most, probe=None):
+        calls.append(("lockstep", table, most))
+        return "lockstep" if table == lockstep_plays_on else None
+
+    def split(table, rules_a, rules_b, item, budget):
+        calls.append(("split", table))
+        return "split" if table >= 0 else None
+    monkeypatch.setattr(scenarios, "tables", lambda witness, rules: [0, 1, 2])
+    monkeypatch.setattr(scenarios, "_lockstep", lockstep)
+    monkeypatch.setattr(scenarios, "_split", split)
+    item = SimpleNamespace(decision="legal place", kind="place", witness={})
+    found = scenarios.realize(item, None, None)
+    first = scenarios.NODES_LOCKSTEP_FIRST
+    if lockstep_plays_on == 1:
+        assert found == "lockstep" and calls == [("lockstep", 0, first), ("lockstep", 1, first)]
+    else:
+        assert found == "split"
+        assert calls == [("lockstep", t, first) for t in (0, 1, 2)] + \
+            [("lockstep", 0, scenarios.NODES_LOCKSTEP["move"]), ("split", 0)]
+
+
 def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, capsys):
     path = spec_copy / "core" / "pluck.bao"
     path.write_text(path.read_text(encoding="utf-8") + '\nrule pluck.not_on_own_draw\n  assumed "a contradiction"\n'
