@@ -524,15 +524,16 @@ def cmd_diff(args) -> int:
     spec_a, spec_b = load_spec(config, args.a), load_spec(config, args.b)
     edition = load_edition_for(config, spec_a)
     shown = _progress_shown(args)
-    from baobei.checker.scenarios import SPARE_WITNESSES
-    report = diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
-                  use_cache=not args.no_cache, progress=shown, witnesses=args.witnesses,
-                  spares=SPARE_WITNESSES if args.emit else 0)
+
+    def compared(spares: int = 0):
+        return diff((args.a, spec_a), (args.b, spec_b), edition, Bounds(args.players, args.slots), args.timeout,
+                    use_cache=not args.no_cache, progress=shown, witnesses=args.witnesses, spares=spares)
+    report = compared()
     if args.emit:
-        from baobei.checker.scenarios import emit_witnesses
+        from baobei.checker.scenarios import SPARE_WITNESSES, emit_witnesses
         from baobei.interpreter.rules import load_rules
         emit_witnesses(report, load_rules(config, args.a), load_rules(config, args.b), args.emit, progress=shown,
-                       use_cache=not args.no_cache)
+                       use_cache=not args.no_cache, spares=lambda: compared(SPARE_WITNESSES))
     seconds = time.perf_counter() - started
     if args.json:
         print(json.dumps({"a": args.a, "b": args.b, "seconds": round(seconds, 2), "rules": config.as_json(),

@@ -18,6 +18,7 @@ import heapq
 import itertools
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -43,8 +44,9 @@ NODES_PER_FINDING = 20_000     # check --emit, per finding
 NODES_PER_TABLE = 4_000        # check --emit, per table
 
 
-# diff --emit asks for this many witnesses of each class beside the shown ones (Difference.spares):
-# the search's bound reaches some witnesses' tables and not others'
+# diff --emit asks for this many witnesses of each class beside the shown ones (Difference.spares)
+# when the search reaches no play from the shown ones: its bound reaches some witnesses' tables
+# and not others'
 SPARE_WITNESSES = 3
 
 
@@ -59,31 +61,31 @@ class Budget:
 
 
 def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: str,
-                   progress: bool = False, use_cache: bool = True) -> list[str]:
+                   progress: bool = False, use_cache: bool = True, spares=None) -> list[str]:
     """`progress`: show the search's progress on stderr, a step per class; `use_cache`: read a
-    search made before from the cache folder (search_key), and keep this one's."""
+    search made before from the cache folder (search_key), and keep this one's; `spares`: makes
+    the report again with spare witnesses of every class (diff(..., spares=SPARE_WITNESSES)),
+    asked only when some class's shown witnesses reach no play and it has no spares yet."""
     from baobei.interpreter.progress import Phase
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
     classes = [(number, index, item) for number, finding in enumerate(report.findings, start=1)
                for index, item in enumerate(finding.classes, start=1)]
-    # each class's search is independent: side by side in forked workers, the same on any machine;
-    # a search made before (the same class, rules and code) is read back from the cache
     phase = Phase("searching play for witnesses", "classes", enabled=progress, planned=len(classes))
-    keys = [search_key(item, rules_a, rules_b) if use_cache else None for _, _, item in classes]
-    scenarios = [_searched(key) for key in keys]
-    missing = [index for index, found in enumerate(scenarios) if found is None]
-    phase.progress(0, len(classes) - len(missing))
-    made = in_forked_workers(realize_any, [(classes[index][2], rules_a, rules_b) for index in missing],
-                             lambda index, scenario: phase.progress(0, 1))
-    for index, scenario in zip(missing, made):
-        scenarios[index] = {"scenario": scenario}
-        if keys[index]:
-            cache.write(f"search-{keys[index]}.json", json.dumps(scenarios[index]).encode("utf-8"))
-    scenarios = [found["scenario"] for found in scenarios]
+    scenarios, cached = _searched_play([item for _, _, item in classes], rules_a, rules_b, use_cache, phase)
+    unplayed = [index for index, scenario in enumerate(scenarios)
+                if scenario is None and played_by_search(classes[index][2]) and not classes[index][2].spares]
     phase.finish(f"{sum(s is not None for s in scenarios)} of {len(classes)} classes played"
-                 + (f", {len(classes) - len(missing)} from the cache" if len(missing) < len(classes) else ""))
+                 + (f", {cached} from the cache" if cached else ""))
+    if unplayed and spares is not None:
+        # Z3's spare witnesses cost more than most searches: asked for only when they are needed
+        retried = _with_spares([classes[index][2] for index in unplayed], spares())
+        phase = Phase("searching play from spare witnesses", "classes", enabled=progress, planned=len(retried))
+        again, _ = _searched_play([item for _, item in retried], rules_a, rules_b, use_cache, phase)
+        for (position, _), scenario in zip(retried, again):
+            scenarios[unplayed[position]] = scenario
+        phase.finish(f"{sum(s is not None for s in again)} of {len(retried)} classes played")
+    written = []
     for (number, index, item), scenario in zip(classes, scenarios):
         item.emitted = True
         if scenario is not None:
@@ -96,6 +98,46 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
             else:  # never leave a witness that does not run
                 path.unlink()
     return written
+
+
+def _searched_play(items: list[Difference], rules_a: Rules, rules_b: Rules, use_cache: bool, phase):
+    """A scenario (or None) for each class, from the first of its witnesses the search reaches;
+    the number read from the cache. Each class's search is independent: side by side in forked
+    workers, the same on any machine; a search made before (the same class, rules and code) is
+    read back from the cache."""
+    keys = [search_key(item, rules_a, rules_b) if use_cache else None for item in items]
+    scenarios = [_searched(key) for key in keys]
+    missing = [index for index, found in enumerate(scenarios) if found is None]
+    phase.progress(0, len(items) - len(missing))
+    made = in_forked_workers(realize_any, [(items[index], rules_a, rules_b) for index in missing],
+                             lambda index, scenario: phase.progress(0, 1))
+    for index, scenario in zip(missing, made):
+        scenarios[index] = {"scenario": scenario}
+        if keys[index]:
+            cache.write(f"search-{keys[index]}.json", json.dumps(scenarios[index]).encode("utf-8"))
+    return [found["scenario"] for found in scenarios], len(items) - len(missing)
+
+
+def _with_spares(items: list[Difference], fuller: DiffReport) -> list[tuple[int, Difference]]:
+    """(position in items, the class played from its spare witnesses only) for each class of
+    `items` that the fuller report (the same comparison, with spares) has spares of. A class is
+    the same when its decision, the side that allows and the deciding rules are."""
+    def identity(item: Difference):
+        return (item.decision, item.legal_in, tuple((side, tuple(r.name for r in rules))
+                                                    for side, rules in sorted(item.rules.items())))
+    by_identity: dict = {}
+    for finding in fuller.findings:
+        for item in finding.classes:
+            by_identity.setdefault(identity(item), []).append(item)
+    found = []
+    for position, item in enumerate(items):
+        same = by_identity.get(identity(item)) or []
+        fuller_item = next((other for other in same if other.message == item.message), same[0] if same else None)
+        if fuller_item is not None and fuller_item.spares:
+            (message, witness), rest = fuller_item.spares[0], fuller_item.spares[1:]
+            item.spares = list(fuller_item.spares)
+            found.append((position, replace(item, message=message, witness=witness, more=[], spares=rest)))
+    return found
 
 
 def search_key(item: Difference, rules_a: Rules, rules_b: Rules) -> str | None:
@@ -341,12 +383,18 @@ def realize_any(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None
     return None
 
 
+def played_by_search(item: Difference) -> bool:
+    """Whether the play search looks for the class at all: a decision rules read is shown by
+    their classes' witnesses, not by its own."""
+    return not (item.decision.startswith("value ") and item.read_by_rules)
+
+
 def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
+    if not played_by_search(item):
+        return None
     if item.decision.startswith("body "):
         return _realize_body(item, rules_a, rules_b)
     if item.decision.startswith("value "):
-        if item.read_by_rules:
-            return None  # a decision rules read: its finding shows it through their classes' witnesses
         return _realize_procedure_value(item, rules_a, rules_b)
     candidates = tables(item.witness, rules_a)
     budget = Budget(NODES_PER_CLASS)

@@ -299,6 +299,38 @@ def test_the_play_search_prefers_lockstep_and_tries_each_table_alone_before_the_
             [("lockstep", 0, scenarios.NODES_LOCKSTEP["move"]), ("split", 0)]
 
 
+def test_spare_witnesses_are_asked_for_only_when_a_shown_one_reaches_no_play(config, tmp_path, monkeypatch):
+    """diff --emit asks Z3 for spare witnesses only for a class whose shown witness the play
+    search cannot play, and plays that class from them (here the search is made to miss the
+    first `legal swap` witness); classes that play from their shown witness ask for none."""
+    from baobei.checker import scenarios
+    from baobei.interpreter.rules import load_rules
+    from baobei.interpreter.scenario import load_scenario, run_scenario
+    from dataclasses import replace
+    spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
+    edition = load_edition_for(config, spec_fr)
+    rules = load_rules(config, "fr"), load_rules(config, "de")
+
+    def compared(spares=0):
+        return diff(("fr", spec_fr), ("de", spec_de), edition, SMALL, spares=spares)
+    report = compared()
+    plucks = [finding for finding in report.findings if all(c.decision == "legal pluck" for c in finding.classes)]
+    assert plucks and len(plucks) < len(report.findings)
+    plucks_only = replace(report, findings=plucks)
+    written = scenarios.emit_witnesses(plucks_only, *rules, str(tmp_path / "shown"), use_cache=False,
+                                       spares=lambda: pytest.fail("spares asked for"))
+    assert len(written) == sum(len(finding.classes) for finding in plucks)
+    missed = next(item for finding in report.findings for item in finding.classes if item.decision == "legal swap")
+    real_realize = scenarios.realize
+    monkeypatch.setattr(scenarios, "realize", lambda item, a, b: None if item.witness == missed.witness
+                        else real_realize(item, a, b))
+    asked = []
+    scenarios.emit_witnesses(report, *rules, str(tmp_path / "spares"), use_cache=False,
+                             spares=lambda: asked.append(1) or compared(scenarios.SPARE_WITNESSES))
+    assert asked == [1] and missed.spares and missed.scenario
+    assert all(run_scenario(load_scenario(Path(missed.scenario)), side).passed for side in rules)
+
+
 def test_check_emits_a_scenario_that_plays_into_an_overlap(spec_copy, tmp_path, capsys):
     path = spec_copy / "core" / "pluck.bao"
     path.write_text(path.read_text(encoding="utf-8") + '\nrule pluck.not_on_own_draw\n  assumed "a contradiction"\n'
