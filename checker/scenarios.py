@@ -408,7 +408,7 @@ def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
     # then table by table, most likely first: the same moves in both variants, then each variant
     # alone. Where the variants part ways before the class shows (the movement limit: each edition
     # orders the two powers of a turn its own way) no table plays in lockstep, and searching
-    # every table in lockstep before any alone cost fifteen times the search that plays.
+    # every table in lockstep before any alone spent most of the search on tables that cannot play.
     lockstep_nodes = NODES_LOCKSTEP["move" if item.kind is not None else "power"]
     for table in candidates:
         found = _lockstep(table, rules_a, rules_b, item, budget, lockstep_nodes)
