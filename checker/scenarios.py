@@ -79,7 +79,7 @@ def emit_witnesses(report: DiffReport, rules_a: Rules, rules_b: Rules, folder: s
                  + (f", {cached} from the cache" if cached else ""))
     if unplayed and spares is not None:
         # Z3's spare witnesses cost more than most searches: asked for only when they are needed
-        retried = _with_spares([classes[index][2] for index in unplayed], spares())
+        retried = with_spares([classes[index][2] for index in unplayed], spares())
         phase = Phase("searching play from spare witnesses", "classes", enabled=progress, planned=len(retried))
         again, _ = _searched_play([item for _, item in retried], rules_a, rules_b, use_cache, phase)
         for (position, _), scenario in zip(retried, again):
@@ -118,7 +118,7 @@ def _searched_play(items: list[Difference], rules_a: Rules, rules_b: Rules, use_
     return [found["scenario"] for found in scenarios], len(items) - len(missing)
 
 
-def _with_spares(items: list[Difference], fuller: DiffReport) -> list[tuple[int, Difference]]:
+def with_spares(items: list[Difference], fuller: DiffReport) -> list[tuple[int, Difference]]:
     """(position in items, the class played from its spare witnesses only) for each class of
     `items` that the fuller report (the same comparison, with spares) has spares of. A class is
     the same when its decision, the side that allows and the deciding rules are."""

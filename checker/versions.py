@@ -58,9 +58,11 @@ def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, tim
     spec_old, spec_new = load_spec(old, variant), load_spec(new, variant)
     edition, old_edition = load_edition_for(new, spec_new), load_edition_for(old, spec_old)
     from .scenarios import SPARE_WITNESSES
-    report = VersionReport(variant, diff(("old", spec_old), ("new", spec_new), old_edition, bounds, timeout_ms,
-                                         use_cache, progress=progress, edition_b=edition,
-                                         spares=SPARE_WITNESSES if emit else 0))
+
+    def compared(spares: int = 0) -> DiffReport:
+        return diff(("old", spec_old), ("new", spec_new), old_edition, bounds, timeout_ms, use_cache,
+                    progress=progress, edition_b=edition, spares=spares)
+    report = VersionReport(variant, compared())
     report.edition = edition_changes(old_edition, edition)
     phase = Phase("checking the claims of both versions", "checks", enabled=progress)
     with reporting_to(phase):
@@ -98,7 +100,8 @@ def compare_versions(old: Config, new: Config, variant: str, bounds: Bounds, tim
         phase = Phase("searching play for regression witnesses", "differences", enabled=progress,
                       planned=len(report.diff.findings))
         with reporting_to(phase):
-            report.witnesses = emit_regressions(report.diff, rules_old, rules_new, Path(emit) / variant)
+            report.witnesses = emit_regressions(report.diff, rules_old, rules_new, Path(emit) / variant,
+                                                lambda: compared(SPARE_WITNESSES))
         phase.finish(f"{len(report.witnesses)} witness file(s)")
     return report
 
@@ -134,38 +137,63 @@ def _outcome(scenario, rules: Rules) -> str:
     return "PASS" if result.passed else f"FAIL {result.message}"
 
 
-def emit_regressions(report: DiffReport, rules_old: Rules, rules_new: Rules, folder: Path) -> list[str]:
+def emit_regressions(report: DiffReport, rules_old: Rules, rules_new: Rules, folder: Path, spares=None) -> list[str]:
     """Witness scenarios of a version change: each passes under the old rules and fails under the
-    new ones at the step that shows the change (run it with --spec NEW to see it)."""
+    new ones at the step that shows the change (run it with --spec NEW to see it). `spares`: the
+    comparison again with spare witnesses (scenarios.emit_witnesses)."""
     return list(regression_scenarios(report, rules_old, rules_new, folder,
-                                     "# passes under the old rules; under the new ones it fails where they changed\n"))
+                                     "# passes under the old rules; under the new ones it fails where they changed\n",
+                                     spares=spares))
 
 
 def regression_scenarios(report: DiffReport, rules_old: Rules, rules_new: Rules, folder: Path, header: str,
-                         name: str | None = None):
+                         name: str | None = None, spares=None):
     """For each difference found, the first of its classes the play search realizes, written to
     `folder` (as `name`, or numbered by difference and class) and kept only when it passes under
-    the old rules and fails under the new ones: the paths, as they are written."""
+    the old rules and fails under the new ones: the paths, as they are written. `spares`: makes
+    the comparison again with spare witnesses of every class, asked only when some difference's
+    shown witnesses reach no such scenario; its classes are then searched from their spares."""
     import copy
 
-    from .scenarios import _dump, _slug, realize_any
+    from .scenarios import played_by_search, with_spares
     folder.mkdir(parents=True, exist_ok=True)
     old, new = copy.copy(rules_old), copy.copy(rules_new)
     old.variant, new.variant = report.a, report.b        # the sides' names, as the classes know them
+    missed = []
     for number, finding in enumerate(report.findings, start=1):
-        for index, item in enumerate(finding.classes, start=1):
-            scenario = realize_any(item, old, new)
-            if scenario is None:
-                continue
-            scenario = _only_side(scenario, report.a, rules_old.variant)
-            path = folder / (name or f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml")
-            path.write_text(header + _dump(scenario, item), encoding="utf-8")
-            loaded = load_scenario(path)
-            if run_scenario(loaded, rules_old).passed and not run_scenario(loaded, rules_new).passed:
-                yield str(path)
-                break
-            path.unlink()
+        path = _first_regression(list(enumerate(finding.classes, start=1)), number, old, new, rules_old, rules_new,
+                                 report, folder, header, name)
+        if path is not None:
+            yield path
+        elif any(played_by_search(item) and not item.spares for item in finding.classes):
+            missed.append((number, finding))
         step()      # a difference searched (progress)
+    if missed and spares is not None:
+        fuller = spares()
+        for number, finding in missed:
+            retried = [(position + 1, item) for position, item in with_spares(finding.classes, fuller)]
+            path = _first_regression(retried, number, old, new, rules_old, rules_new, report, folder, header, name)
+            if path is not None:
+                yield path
+
+
+def _first_regression(classes: list, number: int, old: Rules, new: Rules, rules_old: Rules, rules_new: Rules,
+                      report: DiffReport, folder: Path, header: str, name: str | None) -> str | None:
+    """The first of these (index, class) the play search realizes as a scenario that passes under
+    the old rules and fails under the new ones, written; None if none does."""
+    from .scenarios import _dump, _slug, realize_any
+    for index, item in classes:
+        scenario = realize_any(item, old, new)
+        if scenario is None:
+            continue
+        scenario = _only_side(scenario, report.a, rules_old.variant)
+        path = folder / (name or f"{number:02d}-{index:02d}-{_slug(item.decision)}.yaml")
+        path.write_text(header + _dump(scenario, item), encoding="utf-8")
+        loaded = load_scenario(path)
+        if run_scenario(loaded, rules_old).passed and not run_scenario(loaded, rules_new).passed:
+            return str(path)
+        path.unlink()
+    return None
 
 
 def _only_side(scenario: dict, side: str, variant: str) -> dict:

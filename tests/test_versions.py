@@ -82,12 +82,13 @@ def test_a_negated_if_in_a_procedure_is_a_difference_with_its_witness(spec_copy,
     assert not any(entry.startswith("procedure") for entry in report["uncompared"])
 
 
-def _compared(old: Path, new: Path, variant: str = "fr", bounds: Bounds = Bounds(3, 5)):
+def _compared(old: Path, new: Path, variant: str = "fr", bounds: Bounds = Bounds(3, 5), spares: int = 0):
     """The diff of two spec folders, without proofs (the comparison itself is what is tested)."""
     configs = [load_config(cwd=ROOT, spec=str(folder)) for folder in (old, new)]
     specs = [load_spec(config, variant) for config in configs]
     editions = [load_edition_for(config, spec) for config, spec in zip(configs, specs)]
-    return Differ(("old", specs[0]), ("new", specs[1]), editions[0], bounds, edition_b=editions[1]).run()
+    return Differ(("old", specs[0]), ("new", specs[1]), editions[0], bounds, edition_b=editions[1],
+                  spares=spares).run()
 
 
 def _classes(report, title: str) -> list:
@@ -156,3 +157,32 @@ def test_who_sees_a_card_is_named_as_not_compared(spec_copy):
     report = _compared(SPEC, spec_copy)
     assert any(entry.startswith("on peek: who comes to see which card") for entry in report.uncompared), \
         report.uncompared
+
+
+def test_a_regression_witness_is_played_from_spare_witnesses_only_when_the_shown_one_is_not(spec_copy, tmp_path,
+                                                                                            monkeypatch, capsys):
+    """diff --old/--new --emit compares once without spare witnesses; only when the play search
+    reaches no scenario from a difference's shown witnesses (here made to miss them all) does it
+    compare again with spares, and the regression file then comes from one of them."""
+    from baobei.checker import scenarios
+    from baobei.checker.versions import emit_regressions
+    from baobei.interpreter.rules import load_rules
+    edit(spec_copy / "de.bao", "allow place when target.empty", "allow place when target.new")
+    bounds = Bounds(3, 4)
+    report = _compared(SPEC, spec_copy, "de", bounds)
+    rules_old, rules_new = (load_rules(load_config(cwd=ROOT, spec=str(folder)), "de") for folder in (SPEC, spec_copy))
+    asked = []
+
+    def spares():
+        asked.append("spares")
+        return _compared(SPEC, spec_copy, "de", bounds, spares=scenarios.SPARE_WITNESSES)
+    assert len(emit_regressions(report, rules_old, rules_new, tmp_path / "shown", spares)) == 1 and not asked
+    shown = [item.witness for finding in report.findings for item in finding.classes]
+    real_realize = scenarios.realize
+    monkeypatch.setattr(scenarios, "realize", lambda item, rules_a, rules_b:
+                        None if item.witness in shown else real_realize(item, rules_a, rules_b))
+    (witness_file,) = emit_regressions(report, rules_old, rules_new, tmp_path / "spares", spares)
+    assert asked == ["spares"]
+    assert main(["scenario", witness_file]) == 0
+    capsys.readouterr()
+    assert main(["scenario", "--spec", str(spec_copy), witness_file]) == 1
