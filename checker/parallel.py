@@ -7,6 +7,7 @@ cannot be pickled: a worker gets its job by the fork and sends back plain result
 """
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from contextlib import contextmanager
@@ -44,6 +45,10 @@ def reporting_to(phase):
 
 def _child(sender, function, arguments) -> None:
     global _on_progress
+    # what the worker inherited (Z3's terms, the specs, the rules) lives as long as it does: out
+    # of the cyclic garbage collector's sight, whose full passes would otherwise walk all of it
+    # again and again (and copy the pages they touch)
+    gc.freeze()
     _on_progress = lambda planned, done: sender.send(("progress", (planned, done)))
     try:
         sender.send(("ok", function(*arguments)))

@@ -39,7 +39,7 @@ DEPTH = 8
 NODES_PER_CLASS = 30_000       # every search for one class together
 NODES_LOCKSTEP = {"move": 400, "power": 4_000}   # per table: the same moves in both variants
 NODES_LOCKSTEP_FIRST = 50      # per table, a move's class: the first, short lockstep search
-NODES_ALONE = 15_000           # per table and variant: each variant on its own
+NODES_ALONE = (1_000, 15_000)  # per table and variant, each variant on its own: a first pass, then the rest
 NODES_PER_FINDING = 20_000     # check --emit, per finding
 NODES_PER_TABLE = 4_000        # check --emit, per table
 
@@ -409,13 +409,20 @@ def realize(item: Difference, rules_a: Rules, rules_b: Rules) -> dict | None:
     # alone. Where the variants part ways before the class shows (the movement limit: each edition
     # orders the two powers of a turn its own way) no table plays in lockstep, and searching
     # every table in lockstep before any alone spent most of the search on tables that cannot play.
+    # Alone, a short search on every table comes first: one variant's side is often far on the
+    # first tables and near on a later one.
     lockstep_nodes = NODES_LOCKSTEP["move" if item.kind is not None else "power"]
     for table in candidates:
         found = _lockstep(table, rules_a, rules_b, item, budget, lockstep_nodes)
         if found is None and item.kind is not None:
-            found = _split(table, rules_a, rules_b, item, budget)
+            found = _split(table, rules_a, rules_b, item, budget, NODES_ALONE[0])
         if found is not None:
             return found
+    if item.kind is not None:
+        for table in candidates:
+            found = _split(table, rules_a, rules_b, item, budget, NODES_ALONE[1])
+            if found is not None:
+                return found
     return None
 
 
@@ -515,9 +522,52 @@ def _replay(table: dict, rules: Rules, path: list[str]) -> Round | None:
     those), and play is deterministic: the moves are played again without being judged again."""
     try:
         rnd = round_from_table(rules, table)
-        for text in path:
-            rnd.apply(same_move(rnd, _parsed(text, rnd)), trusted=True)
     except (IllegalMove, BaobeiError):
+        return None
+    for text in path:
+        if _played_on(rnd, text) is None:
+            return None
+    return rnd
+
+
+class _Rounds:
+    """The rounds of one search's paths under one variant, closed (Round.close) when the search
+    ends. A round cannot be copied (its procedures are generators), so a path's round is
+    replayed from the table, except for the first child of a path to be searched: it takes
+    its parent's round on by its last move. Play is deterministic: both give the same round."""
+
+    def __init__(self, table: dict, rules: Rules):
+        self.table, self.rules = table, rules
+        self.untaken: dict[tuple[str, ...], Round] = {}     # searched paths' rounds no child took on
+
+    def __enter__(self) -> "_Rounds":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for rnd in self.untaken.values():
+            rnd.close()
+        self.untaken.clear()
+
+    def of(self, path: list[str]) -> Round | None:
+        """The path's round (the same one again for a path asked twice: the start's)."""
+        if tuple(path) in self.untaken:
+            return self.untaken[tuple(path)]
+        parent = self.untaken.pop(tuple(path[:-1]), None) if path else None
+        if parent is None:
+            rnd = _replay(self.table, self.rules, path)
+        else:
+            rnd = _played_on(parent, path[-1])
+        if rnd is not None:
+            self.untaken[tuple(path)] = rnd
+        return rnd
+
+
+def _played_on(rnd: Round, text: str) -> Round | None:
+    """The round after one more move of a path (legal there: see _replay), or None (closed)."""
+    try:
+        rnd.apply(same_move(rnd, _parsed(text, rnd)), trusted=True)
+    except (IllegalMove, BaobeiError):
+        rnd.close()
         return None
     return rnd
 
@@ -635,7 +685,7 @@ def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, bud
     probe = probe or _probe
 
     def expand(path):
-        a, b = _replay(table, rules_a, path), _replay(table, rules_b, path)
+        a, b = rounds_a.of(path), rounds_b.of(path)
         if a is None or b is None:
             return []
         shown = probe(a, b, item, rules_a, rules_b)
@@ -646,23 +696,26 @@ def _lockstep(table: dict, rules_a: Rules, rules_b: Rules, item: Difference, bud
         legal_b = set(_children(b, kind))
         score = closeness(a, item.witness)
         return [(score, path + [text]) for text in _children(a, kind) if text in legal_b]
-    start = _replay(table, rules_a, [])
-    if start is None:
-        return None
-    found = _best_first(closeness(start, item.witness), expand, budget, most)
+    with _Rounds(table, rules_a) as rounds_a, _Rounds(table, rules_b) as rounds_b:
+        start = rounds_a.of([])
+        if start is None:
+            return None
+        found = _best_first(closeness(start, item.witness), expand, budget, most)
     if found is None:
         return None
     _, shown, path = found
     return _scenario(table, rules_a, rules_b, path, shown)
 
 
-def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, legal_here: bool, budget: Budget):
+def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, legal_here: bool, budget: Budget,
+                  most: int):
     """A path under `rules` to a move of the class's kind that these rules judge `legal_here`
-    and the other rules judge the opposite, each by the rule the class names."""
+    and the other rules judge the opposite, each by the rule the class names, visiting at most
+    `most` states."""
     kind = item.kind
 
     def expand(path):
-        rnd = _replay(table, rules, path)
+        rnd = rounds.of(path)
         if rnd is None or rnd.pending is None:
             return []
         if kind in rnd.pending.kinds():
@@ -673,21 +726,23 @@ def _search_alone(table: dict, rules: Rules, other: Rules, item: Difference, leg
                     return ("found", str(move), path)
         score = closeness(rnd, item.witness)
         return [(score, path + [text]) for text in _children(rnd, kind)]
-    start = _replay(table, rules, [])
-    if start is None:
-        return None
-    found = _best_first(closeness(start, item.witness), expand, budget, NODES_ALONE)
+    with _Rounds(table, rules) as rounds:
+        start = rounds.of([])
+        if start is None:
+            return None
+        found = _best_first(closeness(start, item.witness), expand, budget, most)
     if found is None:
         return None
     return found[2], found[1]
 
 
-def _split(table, rules_a: Rules, rules_b: Rules, item: Difference, budget: Budget):
+def _split(table, rules_a: Rules, rules_b: Rules, item: Difference, budget: Budget, most: int):
+    """Each variant on its own, at most `most` states each."""
     legal_in_a = item.legal_in == rules_a.variant
-    first = _search_alone(table, rules_a, rules_b, item, legal_in_a, budget)
+    first = _search_alone(table, rules_a, rules_b, item, legal_in_a, budget, most)
     if first is None:
         return None
-    second = _search_alone(table, rules_b, rules_a, item, not legal_in_a, budget)
+    second = _search_alone(table, rules_b, rules_a, item, not legal_in_a, budget, most)
     if second is None:
         return None
     return _split_scenario(table, rules_a, rules_b, first, second, legal_in_a)

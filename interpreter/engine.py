@@ -295,6 +295,20 @@ class Round(State, Judge):
                 function(self, context)
             self.end_action()
 
+    def close(self) -> None:
+        """Let go of a round no longer wanted, in the middle of play: its references to itself
+        (the running procedures, the asks, each seat's slot values, the cards on the layouts
+        that name who moved them) are cut, so that it is freed at once when dropped, not by the
+        cyclic garbage collector, whose passes over many such rounds cost a search more than
+        playing them. The round cannot be played after this."""
+        self.root = None
+        self.asks = []
+        self.pending = None
+        self._queue = []
+        for player in self.players:
+            player.layout = []
+            player.places = []
+
     # -- a copy --------------------------------------------------------------------------------------
     def clone(self) -> "Round":
         """The same round in the same state, independent of this one: made again the way this one

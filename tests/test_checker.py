@@ -267,36 +267,43 @@ def test_the_play_search_does_not_depend_on_the_layouts_z3_picked(config, tmp_pa
     assert missing == ["value limited"] and len(written) == 14
 
 
-@pytest.mark.parametrize("lockstep_plays_on", [1, None])
-def test_the_play_search_prefers_lockstep_and_tries_each_table_alone_before_the_next(monkeypatch, lockstep_plays_on):
+@pytest.mark.parametrize("plays", [("lockstep", 1), ("split", 2, "short"), ("split", 1, "long")])
+def test_the_play_search_prefers_lockstep_then_short_searches_alone_on_every_table(monkeypatch, plays):
     """A move's class is shown by the same moves in both variants wherever a short lockstep play
     exists, even on a later table than a split play; where none plays in lockstep, each table is
-    also searched variant by variant before the next table is searched in lockstep (the movement
-    limit's classes: no table plays in lockstep, and searching them all first cost most of --emit)."""
+    also searched variant by variant, shortly, before the next table is searched in lockstep,
+    and only then each table alone at length (the movement limit's classes: no table plays in
+    lockstep, and the first tables are often far from the class on one side)."""
     from types import SimpleNamespace
 
     from baobei.checker import scenarios
     calls = []
+    short, long = scenarios.NODES_ALONE
 
     def lockstep(table, rules_a, rules_b, item, budget, most, probe=None):
         calls.append(("lockstep", table, most))
-        return "lockstep" if table == lockstep_plays_on else None
+        return "lockstep" if plays == ("lockstep", table) else None
 
-    def split(table, rules_a, rules_b, item, budget):
-        calls.append(("split", table))
-        return "split" if table >= 0 else None
+    def split(table, rules_a, rules_b, item, budget, most):
+        calls.append(("split", table, most))
+        return "split" if plays[:2] == ("split", table) and most == (short if plays[2] == "short" else long) \
+            else None
     monkeypatch.setattr(scenarios, "tables", lambda witness, rules: [0, 1, 2])
     monkeypatch.setattr(scenarios, "_lockstep", lockstep)
     monkeypatch.setattr(scenarios, "_split", split)
     item = SimpleNamespace(decision="legal place", kind="place", witness={})
     found = scenarios.realize(item, None, None)
-    first = scenarios.NODES_LOCKSTEP_FIRST
-    if lockstep_plays_on == 1:
-        assert found == "lockstep" and calls == [("lockstep", 0, first), ("lockstep", 1, first)]
+    first, lockstep_nodes = scenarios.NODES_LOCKSTEP_FIRST, scenarios.NODES_LOCKSTEP["move"]
+    assert found == plays[0]
+    firsts = [("lockstep", t, first) for t in (0, 1, 2)]
+    if plays[0] == "lockstep":
+        assert calls == firsts[:2]
+        return
+    tables_short = [call for t in (0, 1, 2) for call in (("lockstep", t, lockstep_nodes), ("split", t, short))]
+    if plays[2] == "short":
+        assert calls == firsts + tables_short
     else:
-        assert found == "split"
-        assert calls == [("lockstep", t, first) for t in (0, 1, 2)] + \
-            [("lockstep", 0, scenarios.NODES_LOCKSTEP["move"]), ("split", 0)]
+        assert calls == firsts + tables_short + [("split", 0, long), ("split", 1, long)]
 
 
 def test_spare_witnesses_are_asked_for_only_when_a_shown_one_reaches_no_play(config, tmp_path, monkeypatch):

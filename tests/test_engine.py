@@ -157,3 +157,30 @@ def test_a_copy_of_a_round_plays_on_like_the_round(config):
     move = rnd.legal_moves()[0]
     twin.apply(twin.legal_moves()[0])
     assert str(twin.history[-1]) == str(move) and len(rnd.history) == len(twin.history) - 1
+
+
+def test_a_closed_round_is_freed_as_soon_as_it_is_dropped(config):
+    """The play search drops thousands of rounds in the middle of play: closed, none of them is
+    left to the cyclic garbage collector (whose passes cost the search more than the play)."""
+    import gc
+    rules = load_rules(config, "fr")
+    rng = Rng(3)
+
+    def dropped_in_play(close: bool) -> int:
+        """The objects the cyclic collector finds after a round in play is dropped."""
+        gc.collect()
+        rnd = new_round(rules, ["A", "B", "C"], rng, first=0, totals={})
+        while rnd.turn < 4:
+            rnd.apply(rng.choice([m for m in rnd.legal_moves() if m.kind != "bao"]))
+        if close:
+            rnd.close()
+        del rnd
+        return gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        assert dropped_in_play(close=False) > 0      # a round in play refers to itself
+        assert dropped_in_play(close=True) == 0
+    finally:
+        if enabled:
+            gc.enable()
