@@ -1,6 +1,7 @@
 """Shared helpers for the unit tests (scenario files are collected by the baobei pytest plugin)."""
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -28,6 +29,21 @@ def spec_copy(tmp_path) -> Path:
 @pytest.fixture
 def config():
     return load_config(cwd=ROOT)
+
+
+@functools.cache
+def book_proofs(variant: str, players: int, slots: int) -> list:
+    """The invariant proofs of this checkout's own rules, at 2 to `players` players (once a session).
+    A test of what the checks find in an edited copy passes them to check(): its edit is then
+    checked under the invariants the books' rules prove, as the other checks are. Whether an edit
+    keeps the invariants is tests/test_invariant_proofs.py's subject; proving every edited copy
+    again cost each such test minutes."""
+    from baobei.checker.proofs import prove_all
+    from baobei.checker.symbolic import Bounds
+    from baobei.dsl.loader import load_edition_for, load_spec
+    book = load_config(cwd=ROOT)
+    spec = load_spec(book, variant)
+    return prove_all([(spec, load_edition_for(book, spec))], Bounds(players, slots), 20_000)[0]
 
 
 def edit(path: Path, old: str, new: str) -> None:

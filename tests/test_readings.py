@@ -10,7 +10,7 @@ from baobei.checker.symbolic import Bounds
 from baobei.cli import main
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-from conftest import edit
+from conftest import book_proofs, edit
 
 SMALL = Bounds(3, 4)
 PRECEDENCE = "precedence deck.final_phase_one_last_turn_each over bao.caller_plays_no_further_turn"
@@ -44,9 +44,12 @@ FINAL_PHASE = textwrap.dedent("""\
 
 
 def checked(spec_dir, variant: str = "de"):
+    """check() of a copy, edited or not, under the invariants the books' rules prove
+    (conftest.book_proofs)."""
     config = load_config(spec=str(spec_dir))
     spec = load_spec(config, variant)
-    return check(spec, load_edition_for(config, spec), variant, SMALL)
+    return check(spec, load_edition_for(config, spec), variant, SMALL,
+                 proofs=book_proofs(variant, SMALL.players, SMALL.slots))
 
 
 def test_the_shipped_german_spec_lists_its_reading_and_checks_clean(spec_copy):
