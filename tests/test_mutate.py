@@ -91,7 +91,7 @@ def test_every_emitted_scenario_passes_on_the_spec_and_fails_on_its_mutant(tmp_p
     (tmp_path / "none").mkdir()
     (tmp_path / "none.jsonl").write_text("", encoding="utf-8")
     report = _judged(capsys, "--scenarios", str(tmp_path / "none"), "--games", str(tmp_path / "none.jsonl"),
-                     "--sample", "40", "--seed", "2", "--emit", str(tmp_path / "missing"))
+                     "--sample", "20", "--seed", "2", "--workers", "2", "--emit", str(tmp_path / "missing"))
     surviving = [v for v in report["mutants"] if v["status"] == "surviving"]
     assert surviving and all(v["by"] for v in surviving)
     emitted = [v for v in surviving if v["scenario"]]
