@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from baobei.dsl.loader import load_config
+from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
 # The tests keep what they derive from the rules (dsl/cache.py) in a folder of their own.
 os.environ["BAOBEI_CACHE"] = tempfile.mkdtemp(prefix="baobei-test-cache-")
@@ -32,18 +32,23 @@ def config():
 
 
 @functools.cache
-def book_proofs(variant: str, players: int, slots: int) -> list:
-    """The invariant proofs of this checkout's own rules, at 2 to `players` players (once a session).
-    A test of what the checks find in an edited copy passes them to check(): its edit is then
-    checked under the invariants the books' rules prove, as the other checks are. Whether an edit
-    keeps the invariants is tests/test_invariant_proofs.py's subject; proving every edited copy
-    again cost each such test minutes."""
+def book_proofs(variant: str, bounds) -> list:
+    """The invariant proofs of this checkout's own rules within `bounds` (once a session)."""
     from baobei.checker.proofs import prove_all
-    from baobei.checker.symbolic import Bounds
-    from baobei.dsl.loader import load_edition_for, load_spec
     book = load_config(cwd=ROOT)
     spec = load_spec(book, variant)
-    return prove_all([(spec, load_edition_for(book, spec))], Bounds(players, slots), 20_000)[0]
+    return prove_all([(spec, load_edition_for(book, spec))], bounds, 20_000)[0]
+
+
+def checked_copy(spec_dir: Path, variant: str, bounds):
+    """check() of a copy of the spec, edited or not, under the invariants the books' rules prove
+    (book_proofs): for the tests of what the checks find in an edit. Whether an edit keeps the
+    invariants is tests/test_invariant_proofs.py's subject; proving every edited copy again cost
+    each such test minutes."""
+    from baobei.checker.check import check
+    config = load_config(spec=str(spec_dir))
+    spec = load_spec(config, variant)
+    return check(spec, load_edition_for(config, spec), variant, bounds, 20_000, proofs=book_proofs(variant, bounds))
 
 
 def edit(path: Path, old: str, new: str) -> None:

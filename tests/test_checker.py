@@ -16,7 +16,7 @@ from baobei.checker.symbolic import Bounds
 from baobei.cli import main
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-from conftest import SPEC, book_proofs, edit
+from conftest import SPEC, book_proofs, checked_copy, edit
 from witness_facts import impossible_facts
 
 SMALL = Bounds(players=3, slots=4)
@@ -25,14 +25,6 @@ SMALL = Bounds(players=3, slots=4)
 def checked(config, variant, bounds=SMALL, timeout_ms=20_000):
     spec = load_spec(config, variant)
     return check(spec, load_edition_for(config, spec), variant, bounds, timeout_ms)
-
-
-def checked_edit(spec_copy, variant):
-    """check() of an edited copy, under the invariants the books' rules prove (conftest.book_proofs)."""
-    config = load_config(spec=str(spec_copy))
-    spec = load_spec(config, variant)
-    return check(spec, load_edition_for(config, spec), variant, SMALL, 20_000,
-                 proofs=book_proofs(variant, SMALL.players, SMALL.slots))
 
 
 @pytest.mark.parametrize("variant", ["fr", "de"])
@@ -54,7 +46,7 @@ def test_a_contradictory_rule_is_an_overlap_with_its_location(spec_copy):
     text = path.read_text(encoding="utf-8")
     path.write_text(text + '\nrule pluck.not_on_own_draw\n  assumed "a contradiction for the test"\n'
                            '  refuse pluck when reference.how == drawn\n', encoding="utf-8")
-    report = checked_edit(spec_copy, "fr")
+    report = checked_copy(spec_copy, "fr", SMALL)
     overlaps = [f for f in report.findings if f.kind == "overlap"]
     assert overlaps and all(f.decision == "legal pluck" for f in overlaps)
     names = {r.name for f in overlaps for r in f.rules}
@@ -69,7 +61,7 @@ def test_a_rule_that_can_never_apply_is_dead(spec_copy):
     path = spec_copy / "core" / "round.bao"
     path.write_text(path.read_text(encoding="utf-8") + '\nrule draw.by_nobody\n  assumed "never"\n'
                     '  allow draw when actor != actor\n', encoding="utf-8")
-    report = checked_edit(spec_copy, "de")
+    report = checked_copy(spec_copy, "de", SMALL)
     dead = [f for f in report.findings if f.kind == "dead"]
     assert [r.name for f in dead for r in f.rules] == ["draw.by_nobody"]
     assert "round.bao" in dead[0].rules[0].loc
@@ -80,7 +72,7 @@ def test_a_missing_fallback_is_a_placement_gap(spec_copy):
          "rule place.new_slot_when_none_is_free_but_never")
     edit(spec_copy / "de.bao", "allow place when target.new and not (any s in actor.slots: s.empty)",
          "allow place when target.new and false")
-    report = checked_edit(spec_copy, "de")
+    report = checked_copy(spec_copy, "de", SMALL)
     gaps = [f for f in report.findings if f.kind == "gap" and f.decision == "legal place"]
     assert gaps, [f.message for f in report.findings]
     layout = gaps[0].witness["layouts"]
@@ -90,7 +82,7 @@ def test_a_missing_fallback_is_a_placement_gap(spec_copy):
 
 def test_an_edition_with_two_negative_cards_breaks_the_claim(spec_copy):
     edit(spec_copy / "editions" / "standard.yaml", "golden_toucan: 1", "golden_toucan: 2")
-    report = checked_edit(spec_copy, "fr")
+    report = checked_copy(spec_copy, "fr", SMALL)
     failed = [name for name, status, _ in report.claims if status == "fails"]
     assert failed == ["score.negative_bao_always_succeeds"]
     finding = [f for f in report.findings if f.kind == "claim"][0]
@@ -182,8 +174,8 @@ def test_making_de_like_fr_removes_that_difference(spec_copy):
          "allow place when target.new")
     config = load_config(spec=str(spec_copy))
     spec_fr, spec_de = load_spec(config, "fr"), load_spec(config, "de")
-    # under the invariants the books' rules prove (conftest.book_proofs), as in checked_edit
-    proved = tuple(proved_everywhere(spec, book_proofs(variant, SMALL.players, SMALL.slots))
+    # under the invariants the books' rules prove, as in conftest.checked_copy
+    proved = tuple(proved_everywhere(spec, book_proofs(variant, SMALL))
                    for variant, spec in (("fr", spec_fr), ("de", spec_de)))
     report = Differ(("fr", spec_fr), ("de", spec_de), load_edition_for(config, spec_fr), SMALL, 20_000, proved).run()
     titles = [f.title for f in report.findings]

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import textwrap
 
-from baobei.checker.check import check
 from baobei.checker.symbolic import Bounds
 from baobei.cli import main
-from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-from conftest import book_proofs, edit
+from conftest import checked_copy, edit
 
 SMALL = Bounds(3, 4)
 PRECEDENCE = "precedence deck.final_phase_one_last_turn_each over bao.caller_plays_no_further_turn"
@@ -43,17 +41,8 @@ FINAL_PHASE = textwrap.dedent("""\
     """)
 
 
-def checked(spec_dir, variant: str = "de"):
-    """check() of a copy, edited or not, under the invariants the books' rules prove
-    (conftest.book_proofs)."""
-    config = load_config(spec=str(spec_dir))
-    spec = load_spec(config, variant)
-    return check(spec, load_edition_for(config, spec), variant, SMALL,
-                 proofs=book_proofs(variant, SMALL.players, SMALL.slots))
-
-
 def test_the_shipped_german_spec_lists_its_reading_and_checks_clean(spec_copy):
-    report = checked(spec_copy)
+    report = checked_copy(spec_copy, "de", SMALL)
     assert report.ok
     (precedence,) = [r for r in report.readings if r.level == "precedence"]
     assert precedence.name == "deck.final_phase_one_last_turn_each over bao.caller_plays_no_further_turn"
@@ -67,7 +56,7 @@ def test_without_its_precedence_the_german_contradiction_is_an_overlap(spec_copy
     text = path.read_text(encoding="utf-8")
     start = text.index(PRECEDENCE)
     path.write_text(text[:start] + text[text.index("\n\n", start):], encoding="utf-8")
-    report = checked(spec_copy)
+    report = checked_copy(spec_copy, "de", SMALL)
     overlaps = [f for f in report.findings if f.kind == "overlap"]
     assert overlaps and overlaps[0].decision == "value plays_last_turns"
     assert {r.name for r in overlaps[0].rules} == {"deck.final_phase_one_last_turn_each",
@@ -75,7 +64,7 @@ def test_without_its_precedence_the_german_contradiction_is_an_overlap(spec_copy
 
 
 def test_the_french_rules_never_meet_the_contradiction(spec_copy):
-    report = checked(spec_copy, "fr")
+    report = checked_copy(spec_copy, "fr", SMALL)
     assert report.ok and not [r for r in report.readings if r.level == "precedence"]
 
 
