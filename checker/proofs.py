@@ -2,8 +2,10 @@
 table size within the bounds, one proof per number of players.
 
 A proof's answer is kept in the cache folder (dsl/cache.py) under a key made of everything it
-reads: the spec's contents, the edition's values, the bounds, the query timeout, the checker's
-code and Z3's version. An answer is reused only for that identical question; an invariant Z3 could
+reads: what the spec's declarations say (their text without citations or positions; claims
+apart, which no proof reads), the edition's values, the bounds, the query timeout, the checker's
+and the language's code and Z3's version. Editing a citation, a comment or a claim re-proves
+nothing. An answer is reused only for that identical question; an invariant Z3 could
 not decide is never proved, cached or not.
 """
 from __future__ import annotations
@@ -14,11 +16,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from baobei.dsl import cache
+from baobei.dsl.unparse import declaration
+
+from .answers import DSL_CODE
 
 HERE = Path(__file__).parent
-# the code a proof's answer comes from (the spec's key covers the language's own code)
+# the code a proof's answer comes from: the checker's, and the language's meaning of the spec
 CODE = [HERE / f"{name}.py" for name in ("proofs", "induction", "execute", "symbolic", "translate", "witness")] + \
-    [HERE.parent / "interpreter" / "moves.py"]
+    [HERE.parent / "interpreter" / "moves.py"] + DSL_CODE
 _VERSION: list[str] = []
 RETRY_FACTOR = 3           # a query out of time gets once more three times the time
 
@@ -62,14 +67,22 @@ def proof_slots(bounds, edition, players: int) -> int:
 
 
 def proof_key(spec, edition, bounds, players: int, timeout_ms: int) -> str | None:
-    """The cache key of one proof: the spec's contents (a copy elsewhere asks the same question),
-    the edition's values, the tables, the timeout and the code (None: a spec not read from files
-    is proved every time)."""
+    """The cache key of one proof: what the spec's declarations say (a copy elsewhere, or an edit
+    of citations and claims, asks the same question), the edition's values, the tables, the
+    timeout and the code (None: a spec not read from files is proved every time)."""
     if not spec.content:
         return None
     values = (edition.deck, sorted(edition.deal.items()), sorted(edition.threshold.items()))
-    return cache.digest(code_version(), spec.content, repr(values),
+    return cache.digest(code_version(), proof_reads(spec), repr(values),
                         repr((proof_slots(bounds, edition, players), bounds.held, players, timeout_ms)))
+
+
+def proof_reads(spec) -> str:
+    """What a proof reads of the spec: every declaration but the claims, by what it says, in the
+    resolved spec's order (the order rules are tried in follows it)."""
+    tables = (spec.families, spec.cards, spec.enums, spec.vars, spec.player_vars, spec.defines, spec.decisions,
+              spec.rules, spec.precedences, spec.invariants, spec.procedures, spec.powers, spec.handlers)
+    return "\n".join(f"{decl.kind} {decl.name}: {declaration(decl)}" for table in tables for decl in table.values())
 
 
 def cached_proof(key: str | None, spec) -> TableProof | None:

@@ -166,6 +166,40 @@ def test_a_damaged_or_foreign_cached_proof_is_not_read_back(config, tmp_path, mo
         spec.key = kept
 
 
+def test_a_proof_is_keyed_on_what_the_declarations_say_not_on_citations_or_claims(config, spec_copy):
+    """Editing a citation or a claim reuses the proofs; editing a rule, or the order rules are
+    tried in, proves again."""
+    spec, edition = _loaded(config, "fr")
+    key = proof_key(spec, edition, SMALL, 2, 20_000)
+    path = spec_copy / "core" / "round.bao"
+    text = path.read_text(encoding="utf-8")
+    citation = 'cite fr "Un joueur ne possédant aucune carte compte zéro point."'
+    assert citation in text
+    claims = spec_copy / "core" / "pluck.bao"
+    claim = "claim pluck.zero_cards_never_pluck"
+    assert claim in claims.read_text(encoding="utf-8")
+
+    def key_after(edited_path, old, new):
+        original = edited_path.read_text(encoding="utf-8")
+        edited_path.write_text(original.replace(old, new, 1), encoding="utf-8")
+        try:
+            copy, copy_edition = _loaded(load_config(spec=str(spec_copy)), "fr")
+            return proof_key(copy, copy_edition, SMALL, 2, 20_000)
+        finally:
+            edited_path.write_text(original, encoding="utf-8")
+    assert key_after(path, "", "") == key                           # a copy elsewhere: the same question
+    assert key_after(path, citation, citation + "\n  # a note") == key
+    assert key_after(path, citation, 'cite fr "Règle d\'or : CARTE VISIBLE → DÉPLUMAGE → POUVOIRS."') == key
+    assert key_after(claims, claim, claim + "_renamed") == key
+    assert key_after(path, "= count s in p.slots: s.occupied", "= count s in p.slots: not s.occupied") != key
+    text = claims.read_text(encoding="utf-8")
+    start = text.index("rule pluck.on_own_draw")
+    middle = text.index("\n\n", start) + 2
+    end = text.index("\n\n", middle) + 2
+    assert text[middle:].startswith("rule pluck.on_a_regular_discard")
+    assert key_after(claims, text[start:end], text[middle:end] + text[start:middle]) != key     # tried in another order
+
+
 def test_a_move_the_rules_ask_for_but_never_allow_is_a_finding(config, spec_copy):
     spec, edition = _loaded(config, "fr")
     assert Checker(spec, edition, SMALL).asked_kinds()
