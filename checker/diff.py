@@ -624,13 +624,16 @@ def _name(rule) -> str:
 
 def diff(a: tuple[str, Spec], b: tuple[str, Spec], edition: Edition, bounds: Bounds = Bounds(),
          timeout_ms: int = DEFAULT_TIMEOUT_MS, use_cache: bool = True, progress: bool = False,
-         witnesses: int = 1, edition_b: Edition | None = None, spares: int = 0) -> DiffReport:
+         witnesses: int = 1, edition_b: Edition | None = None, spares: int = 0,
+         proofs: tuple[list, list] | None = None) -> DiffReport:
     """Assumes only the invariants each spec proves inductive (proofs.py) under its edition
-    (`edition_b` for b, when it has another). `progress`: show each phase's progress on stderr;
-    `witnesses`, `spares`: per class (Differ)."""
+    (`edition_b` for b, when it has another; `proofs`: a's and b's, made here when not given).
+    `progress`: show each phase's progress on stderr; `witnesses`, `spares`: per class (Differ)."""
     from .proofs import prove_all, proved_everywhere
     editions = (edition, edition_b or edition)
-    proofs = prove_all([(a[1], editions[0]), (b[1], editions[1])], bounds, timeout_ms, use_cache, progress=progress)
+    if proofs is None:
+        proofs = prove_all([(a[1], editions[0]), (b[1], editions[1])], bounds, timeout_ms, use_cache,
+                           progress=progress)
     proved = (proved_everywhere(a[1], proofs[0]), proved_everywhere(b[1], proofs[1]))
     return Differ(a, b, edition, bounds, timeout_ms, proved, witnesses, Answers(enabled=use_cache),
                   edition_b, spares).run(progress)
