@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import partial
 from operator import attrgetter
 
 from baobei.dsl.errors import RuleRuntimeError
@@ -160,7 +159,9 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     called after every move, or only after those of the kinds in `watched` when given."""
     choosing = {player: agents[player.name].choose for player in rnd.players}
     if trusted:     # one player asked: its agent decides; several: _decided
-        return rnd.play_trusted(choosing, partial(_decided, choosing), on_move, MAX_MOVES_PER_ROUND, watched)
+        def several(ask):   # (a Python function, not a partial: called from Python, its call is cheaper)
+            return _decided(choosing, ask)
+        return rnd.play_trusted(choosing, several, on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
         move = _decided(choosing, rnd.pending)
