@@ -300,8 +300,9 @@ class Round(State, Judge):
         # this the seats of a round no one holds any more, and the cards on their layouts, would
         # wait for the cyclic garbage collector: random play drops a round every twenty turns or
         # so, and collecting those seats cost a few per cent of its time. (A round is freed with
-        # its seats; someone who kept a seat alone sees no slots on it.)
-        for player in self.players:
+        # its seats; someone who kept a seat alone sees no slots on it. A round whose making failed
+        # may have no seats.)
+        for player in getattr(self, "players", ()):
             player.places = []
 
     def close(self) -> None:
