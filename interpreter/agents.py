@@ -46,50 +46,61 @@ class RandomAgent(Agent):
         ask = rnd.pending
         site = ask.site
         if ask.actor is player or ask.several is site.clauses:    # asked every kind of the site: its plan,
-            plan = site.kept.get(_PLANS[may_decline]) or _kept(site, may_decline)    # kept with it
+            draw = site.kept.get(_PLANS[may_decline]) or self._kept(site, may_decline)    # kept with it
         else:
-            plan = _plan(site, ask.kinds_of(player), may_decline)
-        only, picks, bao_first = plan
-        if bao_first and uniform() < self.bao_rate and ask.legal(player, "bao", 0):
-            return Move(player, "bao")
-        if only is not None:        # one kind to choose among: its picker (or the site's, for all its kinds)
-            return only(rnd, ask.C, player, ask, uniform)
-        return _one_of(uniform, picks, rnd, ask.C, player, ask)
+            draw = _plan(site, ask.kinds_of(player), may_decline, self.bao_rate)
+        return draw(rnd, ask.C, player, ask, uniform)
 
-
-def _one_of(uniform, picks: tuple, rnd: Round, C, player, ask) -> Move | None:
-    """Uniform over the kinds that have a legal move, then (the site's pickers) over their forms
-    that have one, then over its moves."""
-    while picks:
-        pick = picks[0] if len(picks) == 1 else picks[int(uniform() * len(picks))]
-        move = pick[1](rnd, C, player, ask, uniform)
-        if move is not None:
-            return move
-        picks = tuple(other for other in picks if other is not pick)
-    return None
+    def _kept(self, site, may_decline: bool):
+        """The plan of a site where every kind it asks is asked, made once and kept with the site
+        (for every random agent: they share bao_rate)."""
+        draw = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline, self.bao_rate)
+        return draw
 
 
 _PLANS = ("random", "random, may decline")     # the names of the random agent's plans in Site.kept
 
 
-def _kept(site, may_decline: bool) -> tuple:
-    plan = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline)
-    return plan
-
-
-def _plan(site, kinds: tuple, may_decline: bool) -> tuple:
-    """For the kinds asked of a player at a site, what the random agent chooses among: the picker
-    of the one kind, or the site's for all the kinds it asks (else None), every kind with the
-    site's picker (without the declines where it may decline; without bao where there is
-    something else), and whether it first tries a BAO."""
+def _plan(site, kinds: tuple, may_decline: bool, bao_rate: float):
+    """For the kinds asked of a player at a site, how the random agent draws its move: a function
+    (round, context, player, ask, uniform) -> Move or None. Most decisions need one call: the
+    picker of the one kind, or the site's for all the kinds it asks; else a kind is drawn first
+    among those with a legal move (_one_of). The declines are left out where it may decline, and
+    bao, where there is something else, is tried first (_bao_first)."""
     if may_decline:
         kinds = tuple(kind for kind in kinds if kind not in DECLINE_KINDS)
     bao_first = "bao" in kinds and len(kinds) > 1
     if bao_first:
         kinds = tuple(kind for kind in kinds if kind != "bao")
     picks = tuple((kind, site.pickers[kind]) for kind in kinds)
-    only = picks[0][1] if len(picks) == 1 else site.anything if kinds == site.kinds else None
-    return only, picks, bao_first
+    draw = picks[0][1] if len(picks) == 1 else site.anything if kinds == site.kinds else None
+    if draw is None:
+        draw = _one_of(picks)
+    return _bao_first(draw, bao_rate) if bao_first else draw
+
+
+def _one_of(picks: tuple):
+    """Uniform over the kinds that have a legal move, then (the site's pickers) over their forms
+    that have one, then over its moves."""
+    def draw(rnd: Round, C, player, ask, uniform) -> Move | None:
+        left = picks
+        while left:
+            pick = left[0] if len(left) == 1 else left[int(uniform() * len(left))]
+            move = pick[1](rnd, C, player, ask, uniform)
+            if move is not None:
+                return move
+            left = tuple(other for other in left if other is not pick)
+        return None
+    return draw
+
+
+def _bao_first(then, bao_rate: float):
+    """A BAO, where it is legal, with probability bao_rate; else the move `then` draws."""
+    def draw(rnd: Round, C, player, ask, uniform) -> Move | None:
+        if uniform() < bao_rate and ask.legal(player, "bao", 0):
+            return Move(player, "bao")
+        return then(rnd, C, player, ask, uniform)
+    return draw
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import partial
 from operator import attrgetter
 
 from baobei.dsl.errors import RuleRuntimeError
 from baobei.dsl.schema import DECLINE_KINDS
 
-from .engine import Ctx, Round
+from .agents import make_agent
+from .engine import Round
 from .moves import Move
 from .rules import Rules
 from .state import EMPTY_CTX, Rng
@@ -159,7 +159,9 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     called after every move, or only after those of the kinds in `watched` when given."""
     choosing = {player: agents[player.name].choose for player in rnd.players}
     if trusted:     # one player asked: its agent decides; several: _decided
-        return rnd.play_trusted(choosing, partial(_decided, choosing), on_move, MAX_MOVES_PER_ROUND, watched)
+        def several(ask):   # (a Python function, not a partial: called from Python, its call is cheaper)
+            return _decided(choosing, ask)
+        return rnd.play_trusted(choosing, several, on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
         move = _decided(choosing, rnd.pending)
@@ -177,7 +179,6 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
               copyable: bool = True) -> GameRecord:
     """One seeded game. `copyable` False: its rounds cannot be cloned or rebuilt (new_round), as
     a study that only counts does not need."""
-    from .agents import make_agent
     rng = Rng(seed)
     names = [f"P{i + 1}" for i in range(player_count)]
     record = GameRecord(seed, agents={name: agent_names[i % len(agent_names)] for i, name in enumerate(names)})
@@ -203,7 +204,7 @@ def play_game(rules: Rules, player_count: int, seed: int, agent_names: list[str]
         record.rounds.append(_round_record(rnd, moves))
         if on_round is not None:
             on_round(rnd, record)
-        program, C = rnd.program, Ctx()
+        program, C = rnd.program, EMPTY_CTX
         if program.define("game_over")(rnd, C):
             winner = program.define("winner")(rnd, C)
             if winner is not None:
@@ -232,7 +233,7 @@ def _round_record(rnd: Round, moves: int) -> RoundRecord:
     called = rnd.history[kinds.index("bao")].actor.name if "bao" in kinds else None
     success = None
     if bao is not None:
-        success = bool(rnd.program.define("bao_succeeds")(rnd, Ctx()))
+        success = bool(rnd.program.define("bao_succeeds")(rnd, EMPTY_CTX))
     return RoundRecord(players=[p.name for p in rnd.players], first=rnd.first.name, tiebreak=rnd.tiebreak,
                        moves=moves, turns=rnd.turn, bao=bao.name if bao else None, bao_success=success,
                        bao_called=called,

@@ -299,36 +299,33 @@ class ModuleWriter:
         lines = ["fired = []"]
         for number, (role, rules) in enumerate(groups.items(), start=1):
             ordered = self.spec.first_match(rules + defaults)
-            lines += [f"# {role} (fire_{number})"] + self._first_fire(ordered, number, 0) + [
-                "if fr_rule is not None:",
-                "    if log is not None:",
-                "        log.append(fr_rule.name)",
-                "    if fr_card is not None and fr_card.power is not None and fr_user is not None:",
-                f"        fired.append((fr_card, fr_user, fr_rank, fr_rule, {role!r}))"]
+            lines += [f"# {role} (fire_{number})"] + self._first_fire(ordered, number, 0, role)
         return self._function("fired_powers(S, C, log)", "resolve powers: the powers that fire, in the order of "
                               "the roles (card, user, rank, deciding rule, role).", lines, "fired")
 
-    def _first_fire(self, rules: list, number: int, index: int) -> list[str]:
-        """The first rule of `rules[index:]` that applies sets fr_card, fr_user, fr_rank, fr_rule
-        (fr_rule None: none applies)."""
+    def _first_fire(self, rules: list, number: int, index: int, role: str) -> list[str]:
+        """The first rule of `rules[index:]` that applies decides: its name is logged and the power
+        it names, if any, is added to `fired` (a rule that decides that nothing fires, as a default
+        does on most turns, costs only the logging test; when no rule applies, nothing is done)."""
         if index == len(rules):
-            return ["fr_rule = None"]
+            return ["pass  # no rule decides"]
         rule = rules[index]
         test, cond = self._condition(rule)
-        if isinstance(rule.body.role, ast.NoneLit):
-            then = ["fr_card = fr_user = None", "fr_rank = 0"]
-        else:
+        then: list[str] = []
+        if not isinstance(rule.body.role, ast.NoneLit):
             env = Env(context=context_of("C"))
-            then: list[str] = []
             card = self.compiler.value(rule.body.role, env, then)
             user = self.compiler.value(rule.body.user, env, then)
-            then += [f"fr_card, fr_user, fr_rank = {card}, {user}, {rule.body.rank}"]
-        then.append(f"fr_rule = F_{number}[{index}]")
+            then += [f"fr_card, fr_user = {card}, {user}"]
+        then += ["if log is not None:", f"    log.append(F_{number}[{index}].name)"]
+        if not isinstance(rule.body.role, ast.NoneLit):
+            then += ["if fr_card is not None and fr_card.power is not None and fr_user is not None:",
+                     f"    fired.append((fr_card, fr_user, {rule.body.rank}, F_{number}[{index}], {role!r}))"]
         comment = f"  # {rule.level_name} {rule.name} ({rule.loc})"
         if cond == "True":
             return test + [comment.strip()] + then
         return test + [f"if {cond}:{comment}"] + indent(then) + ["else:"] + \
-            indent(self._first_fire(rules, number, index + 1))
+            indent(self._first_fire(rules, number, index + 1, role))
 
     def variables(self) -> list[str]:
         out = []
