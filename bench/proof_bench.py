@@ -5,13 +5,14 @@
 
 Each proof runs in a process of its own with an empty cache folder (nothing warm: no facts found
 before, no answers kept). For each: wall seconds, CPU seconds of that process, the CPU seconds spent
-in Z3's `check` (the rest is Python building terms, and Z3 building them), the checks (the proof's
+in Z3's `check` (the rest is Python building terms, and Z3 building them), Z3's work, the checks (the proof's
 queries and the pruning queries of the symbolic execution) and the proof's queries, then the
 invariants proved and the failures. `--out FILE`
 writes every result (proved, failures with their moves and witnesses) as JSON, to compare two
 versions of the checker (the same answers are expected). `--profile` prints the top of a cProfile
 of each proof. The machine may be shared: CPU seconds depend less on other processes than wall
-seconds, and the load is printed.
+seconds, and the load is printed; Z3's work (its `rlimit count`, in millions) does not depend on
+them at all, so two versions of the checker can be compared on a busy machine by it.
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ def one_proof(config_dir: str, variant: str, players: int, profile: bool) -> dic
             solving["checks"] += 1
     z3.Solver.check = timed_check
     profiler = cProfile.Profile() if profile else None
+    work = z3_work()
     cpu, wall = time.process_time(), time.perf_counter()
     if profiler:
         profiler.enable()
@@ -62,6 +64,7 @@ def one_proof(config_dir: str, variant: str, players: int, profile: bool) -> dic
         profiler.disable()
     result = {"variant": variant, "players": players, "wall": time.perf_counter() - wall,
               "cpu": time.process_time() - cpu, "z3": solving["seconds"], "checks": solving["checks"],
+              "work": z3_work() - work,
               "queries": proof.queries, "proved": proof.proved,
               "failures": [vars(f) for f in proof.failures]}
     if profiler:
@@ -69,6 +72,15 @@ def one_proof(config_dir: str, variant: str, players: int, profile: bool) -> dic
         pstats.Stats(profiler, stream=text).sort_stats("tottime").print_stats(25)
         result["profile"] = text.getvalue()
     return result
+
+
+def z3_work() -> int:
+    """Z3's resource counter so far in this process (`rlimit count`, the same for every solver of
+    the context): the work of the checks, counted the same on an idle or a busy machine."""
+    import z3
+    solver = z3.Solver()
+    solver.check()
+    return solver.statistics().get_key_value("rlimit count")
 
 
 def _worker(arguments, queue):
@@ -115,7 +127,8 @@ def main(argv=None) -> int:
             continue
         results.append(result)
         print(f"{result['variant']:>16} {result['players']} players: {result['wall']:6.1f} s wall "
-              f"{result['cpu']:6.1f} s CPU ({result['z3']:5.1f} s of it in Z3 check, {result['checks']} checks, "
+              f"{result['cpu']:6.1f} s CPU ({result['z3']:5.1f} s of it in Z3 check, {result['work'] / 1e6:.1f}M of Z3 "
+              f"work, {result['checks']} checks, "
               f"{result['queries']} proof queries), {len(result['proved'])} proved, "
               f"{len(result['failures'])} failures", flush=True)
         if args.profile:
