@@ -5,10 +5,9 @@
 
 Each proof runs in a process of its own with an empty cache folder (nothing warm: no facts found
 before, no answers kept). For each: wall seconds, CPU seconds of that process, the CPU seconds spent
-in Z3's `check` (the rest is Python building terms, and Z3 building them), Z3's work, the checks (the proof's
-queries and the pruning queries of the symbolic execution) and the proof's queries, then the
-invariants proved and the failures. `--out FILE`
-writes every result (proved, failures with their moves and witnesses) as JSON, to compare two
+in Z3's `check` (the rest is Python building terms, and Z3 building them), Z3's work, the checks
+(the proof's queries and the pruning queries of the symbolic execution) and the proof's queries,
+then the invariants proved and the failures. `--out FILE` writes every result (proved, failures with their moves and witnesses) as JSON, to compare two
 versions of the checker (the same answers are expected). `--profile` prints the top of a cProfile
 of each proof. The machine may be shared: CPU seconds depend less on other processes than wall
 seconds, and the load is printed; Z3's work (its `rlimit count`, in millions) does not depend on

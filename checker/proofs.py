@@ -16,9 +16,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from baobei.dsl import cache
-from baobei.dsl.unparse import declaration
 
-from .answers import DSL_CODE
+from .answers import DSL_CODE, Reads
 
 HERE = Path(__file__).parent
 # the code a proof's answer comes from: the checker's, and the language's meaning of the spec
@@ -82,7 +81,8 @@ def proof_reads(spec) -> str:
     resolved spec's order (the order rules are tried in follows it)."""
     tables = (spec.families, spec.cards, spec.enums, spec.vars, spec.player_vars, spec.defines, spec.decisions,
               spec.rules, spec.precedences, spec.invariants, spec.procedures, spec.powers, spec.handlers)
-    return "\n".join(f"{decl.kind} {decl.name}: {declaration(decl)}" for table in tables for decl in table.values())
+    reads = Reads(spec)            # a declaration's text as the answers' keys have it
+    return "\n".join(reads.text(decl) for table in tables for decl in table.values())
 
 
 def cached_proof(key: str | None, spec) -> TableProof | None:

@@ -33,7 +33,6 @@ class RandomAgent(Agent):
     draw pile."""
 
     name = "random"
-    bao_rate = 0.05
 
     def __init__(self, player: str, rng: Rng):
         super().__init__(player, rng)
@@ -46,22 +45,23 @@ class RandomAgent(Agent):
         ask = rnd.pending
         site = ask.site
         if ask.actor is player or ask.several is site.clauses:    # asked every kind of the site: its plan,
-            draw = site.kept.get(_PLANS[may_decline]) or self._kept(site, may_decline)    # kept with it
+            draw = site.kept.get(_PLANS[may_decline]) or _kept(site, may_decline)    # kept with it
         else:
-            draw = _plan(site, ask.kinds_of(player), may_decline, self.bao_rate)
+            draw = _plan(site, ask.kinds_of(player), may_decline)
         return draw(rnd, ask.C, player, ask, uniform)
-
-    def _kept(self, site, may_decline: bool):
-        """The plan of a site where every kind it asks is asked, made once and kept with the site
-        (for every random agent: they share bao_rate)."""
-        draw = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline, self.bao_rate)
-        return draw
 
 
 _PLANS = ("random", "random, may decline")     # the names of the random agent's plans in Site.kept
+BAO_RATE = 0.05        # how often the random agent calls BAO where it may
 
 
-def _plan(site, kinds: tuple, may_decline: bool, bao_rate: float):
+def _kept(site, may_decline: bool):
+    """The plan of a site where every kind it asks is asked, made once and kept with the site."""
+    draw = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline)
+    return draw
+
+
+def _plan(site, kinds: tuple, may_decline: bool):
     """For the kinds asked of a player at a site, how the random agent draws its move: a function
     (round, context, player, ask, uniform) -> Move or None. Most decisions need one call: the
     picker of the one kind, or the site's for all the kinds it asks; else a kind is drawn first
@@ -76,7 +76,7 @@ def _plan(site, kinds: tuple, may_decline: bool, bao_rate: float):
     draw = picks[0][1] if len(picks) == 1 else site.anything if kinds == site.kinds else None
     if draw is None:
         draw = _one_of(picks)
-    return _bao_first(draw, bao_rate) if bao_first else draw
+    return _bao_first(draw) if bao_first else draw
 
 
 def _one_of(picks: tuple):
@@ -94,10 +94,10 @@ def _one_of(picks: tuple):
     return draw
 
 
-def _bao_first(then, bao_rate: float):
-    """A BAO, where it is legal, with probability bao_rate; else the move `then` draws."""
+def _bao_first(then):
+    """A BAO, where it is legal, with probability BAO_RATE; else the move `then` draws."""
     def draw(rnd: Round, C, player, ask, uniform) -> Move | None:
-        if uniform() < bao_rate and ask.legal(player, "bao", 0):
+        if uniform() < BAO_RATE and ask.legal(player, "bao", 0):
             return Move(player, "bao")
         return then(rnd, C, player, ask, uniform)
     return draw

@@ -311,15 +311,13 @@ class ModuleWriter:
             return ["pass  # no rule decides"]
         rule = rules[index]
         test, cond = self._condition(rule)
-        then: list[str] = []
-        if not isinstance(rule.body.role, ast.NoneLit):
+        then = ["if log is not None:", f"    log.append(F_{number}[{index}].name)"]
+        if not isinstance(rule.body.role, ast.NoneLit):      # it names a card whose power fires
             env = Env(context=context_of("C"))
             card = self.compiler.value(rule.body.role, env, then)
             user = self.compiler.value(rule.body.user, env, then)
-            then += [f"fr_card, fr_user = {card}, {user}"]
-        then += ["if log is not None:", f"    log.append(F_{number}[{index}].name)"]
-        if not isinstance(rule.body.role, ast.NoneLit):
-            then += ["if fr_card is not None and fr_card.power is not None and fr_user is not None:",
+            then += [f"fr_card, fr_user = {card}, {user}",
+                     "if fr_card is not None and fr_card.power is not None and fr_user is not None:",
                      f"    fired.append((fr_card, fr_user, {rule.body.rank}, F_{number}[{index}], {role!r}))"]
         comment = f"  # {rule.level_name} {rule.name} ({rule.loc})"
         if cond == "True":
