@@ -234,8 +234,10 @@ class Ask:
         return Move(actor, kind, args)
 
     def moves(self, actor, kind: str) -> list[Move]:
-        return [self.move(actor, kind, args) for form in self.site.forms.get(kind, ())
-                for args in self.args_of(actor, form)]
+        forms = self.site.forms.get(kind, ())
+        if SHAPES[kind].args == "player":
+            return [Move(actor, kind, (), args[0]) for form in forms for args in self.args_of(actor, form)]
+        return [Move(actor, kind, args) for form in forms for args in self.args_of(actor, form)]
 
     def slot_entries(self) -> list:
         """Every slot of the table with its card (or None), as the state is at this decision."""

@@ -37,11 +37,12 @@ class MemoryAgent(Agent):
         return rnd.by_name[self.player]
 
     def seen(self, rnd: Round, slot):
-        return rnd.seen_by(self.me(rnd), slot)
+        card = slot_card(slot)
+        return card.kind if card is not None and card.seen & rnd.by_name[self.player].bit else None
 
     def worth(self, rnd: Round, slot) -> float:
-        kind = self.seen(rnd, slot)
-        return kind.value if kind is not None else self.average
+        card = slot_card(slot)
+        return card.kind.value if card is not None and card.seen & rnd.by_name[self.player].bit else self.average
 
     def own(self, rnd: Round):
         me = self.me(rnd)
@@ -55,20 +56,20 @@ class MemoryAgent(Agent):
 
     def matches(self, rnd: Round, card) -> list:
         """Face-down slots it knows hold a card of the same family."""
-        found = []
-        for (owner, number), kind in rnd.known_to(self.me(rnd)).items():
-            if card is not None and kind.family == card.family:
-                found.append((rnd.players[owner], number))
-        return found
+        if card is None:
+            return []
+        bit, family = self.me(rnd).bit, card.family
+        return [(owner, number) for owner in rnd.players for number, known in enumerate(owner.layout, start=1)
+                if known is not None and known.seen & bit and known.kind.family == family]
 
     # -- choosing -----------------------------------------------------------------------------
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
-        options = rnd.options(player)
-        if not options:
+        ask = rnd.pending
+        if ask is None:
             return None
-        by_kind = _MovesByKind(self, rnd, player, options)
-        for decide in (self.pluck, self.turn_action, self.power, self.end_of_turn, self.follow_up):
-            move = decide(rnd, by_kind)
+        by_kind = _MovesByKind(self, rnd, player, ask)
+        for decide in _deciders(by_kind.asked):
+            move = decide(self, rnd, by_kind)
             if move is not None:
                 return move
         if may_decline:
@@ -76,9 +77,10 @@ class MemoryAgent(Agent):
         for kind in DECLINE_KINDS:
             if by_kind.get(kind):
                 return by_kind[kind][0]
-        return next((moves[0] for moves in map(by_kind.__getitem__, options) if moves), None)
+        return next((by_kind[kind][0] for kind in by_kind.asked if kind in by_kind and by_kind[kind]), None)
 
     def known_plucks(self, rnd: Round, player) -> list[Move]:
+        """The legal plucks of the slots it knows match the reference card."""
         known = self.matches(rnd, rnd.ref.card)
         candidates = [Move(player, "pluck", (slot,)) for slot in known]
         candidates += [Move(player, "pluck", (a, b)) for a in known for b in known if a != b]
@@ -88,12 +90,9 @@ class MemoryAgent(Agent):
         plucks = by_kind.get("pluck")
         if not plucks:
             return None
-        known = set(self.matches(rnd, rnd.ref.card))
         me = self.me(rnd)
         best, gain = None, 0.0
-        for move in plucks:
-            if not all(t in known for t in move.targets):
-                continue
+        for move in plucks:     # (each of its own slots it knows)
             value = sum(self.worth(rnd, t) if t[0] is me else 3.0 for t in move.targets)
             value += 2.0 * len(move.targets)     # a card fewer is worth it on its own
             if value > gain:
@@ -127,10 +126,10 @@ class MemoryAgent(Agent):
                 others = [m for m in singles if self.seen(rnd, m.target) is None]
                 return (mine or others or singles)[0]
             # two cards: my worst one and an opponent's that I may want; remembered for the swap
-            scored = sorted(looks, key=lambda m: -(self.worth(rnd, m.target) if m.target[0] is me else 0)
-                            - (self.worth(rnd, m.second) if m.second[0] is me else 0))
-            self.looked = scored[0].targets
-            return scored[0]
+            best = min(looks, key=lambda m: -(self.worth(rnd, m.target) if m.target[0] is me else 0)
+                       - (self.worth(rnd, m.second) if m.second[0] is me else 0))
+            self.looked = best.targets
+            return best
         if "swap" in by_kind:
             swaps = by_kind["swap"]
             plain = [m for m in swaps if not m.targets]
@@ -186,24 +185,53 @@ class MemoryAgent(Agent):
         return None
 
 
-class _MovesByKind(dict):
-    """The player's legal moves of each kind it may make now, listed when a decider first reads
-    them: most decisions read one or two kinds (a pluck window: only the plucks it knows)."""
+# Each decider, with the kinds of move it looks at: one that sees none of them asked returns None.
+DECIDERS = ((MemoryAgent.pluck, {"pluck"}), (MemoryAgent.turn_action, {"draw", "take", "keep", "discard"}),
+            (MemoryAgent.power, {"look", "swap", "show", "add", "replace"}),
+            (MemoryAgent.end_of_turn, {"bao", "end"}), (MemoryAgent.follow_up, {"give", "place", "peek"}))
+_DECIDERS_OF: dict[tuple, tuple] = {}
 
-    def __init__(self, agent: MemoryAgent, rnd: Round, player, kinds):
+
+def _deciders(asked: tuple) -> tuple:
+    """The deciders that look at any of these kinds, in their order (kept per tuple of kinds)."""
+    found = _DECIDERS_OF.get(asked)
+    if found is None:
+        found = _DECIDERS_OF[asked] = tuple(decide for decide, kinds in DECIDERS if kinds.intersection(asked))
+    return found
+
+
+class _MovesByKind(dict):
+    """The player's legal moves of each kind asked of it now, listed when a decider first reads
+    them: most decisions read one or two kinds (a pluck window: only the plucks it knows). Whether
+    a kind has any legal move is judged when first asked too."""
+
+    def __init__(self, agent: MemoryAgent, rnd: Round, player, ask):
         super().__init__()
-        self.agent, self.rnd, self.player, self.kinds = agent, rnd, player, kinds
+        self.agent, self.rnd, self.player, self.ask = agent, rnd, player, ask
+        self.asked = ask.kinds_of(player)
+        self.legal: dict[str, bool] = {}
 
     def __contains__(self, kind) -> bool:
-        return kind in self.kinds
+        """Whether the player has a legal move of this kind now."""
+        legal = self.legal.get(kind)
+        if legal is None:
+            legal = self.legal[kind] = kind in self.asked and self._any_legal(kind)
+        return legal
+
+    def _any_legal(self, kind: str) -> bool:
+        ask, player = self.ask, self.player
+        return any(ask.legal_form(player, form) for form in ask.site.forms.get(kind, ()))
 
     def __missing__(self, kind: str) -> list[Move]:
-        if kind not in self.kinds:
+        if kind not in self.asked:
             raise KeyError(kind)
-        # plucks: only the ones it knows match (listing every double pluck would be slow)
+        # plucks: only the ones it knows match, each judged (listing every double pluck, or asking
+        # first whether there is any pluck, would be slower)
         moves = self[kind] = self.agent.known_plucks(self.rnd, self.player) if kind == "pluck" else \
             list(self.rnd.moves_of_kind(self.player, kind))
         return moves
 
     def get(self, kind: str, default=None):
-        return self[kind] if kind in self.kinds else default
+        if kind == "pluck":
+            return self[kind] if kind in self.asked else default
+        return self[kind] if kind in self else default
