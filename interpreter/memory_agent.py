@@ -118,35 +118,35 @@ class MemoryAgent(Agent):
 
     def power(self, rnd: Round, by_kind) -> Move | None:
         me = self.me(rnd)
+        player = by_kind.player
         if "look" in by_kind:
-            looks = by_kind["look"]
-            singles = [m for m in looks if len(m.targets) == 1]
+            looks = by_kind.targets("look")
+            singles = [t for t in looks if len(t) == 1]
             if singles:
-                mine = [m for m in singles if m.target[0] is me and self.seen(rnd, m.target) is None]
-                others = [m for m in singles if self.seen(rnd, m.target) is None]
-                return (mine or others or singles)[0]
+                mine = [t for t in singles if t[0][0] is me and self.seen(rnd, t[0]) is None]
+                others = [t for t in singles if self.seen(rnd, t[0]) is None]
+                return Move(player, "look", (mine or others or singles)[0])
             # two cards: my worst one and an opponent's that I may want; remembered for the swap
-            best = min(looks, key=lambda m: -(self.worth(rnd, m.target) if m.target[0] is me else 0)
-                       - (self.worth(rnd, m.second) if m.second[0] is me else 0))
-            self.looked = best.targets
-            return best
+            best = min(looks, key=lambda t: -(self.worth(rnd, t[0]) if t[0][0] is me else 0)
+                       - (self.worth(rnd, t[1]) if t[1][0] is me else 0))
+            self.looked = best
+            return Move(player, "look", best)
         if "swap" in by_kind:
-            swaps = by_kind["swap"]
-            plain = [m for m in swaps if not m.targets]
-            if plain:  # after looking at two cards: swap them if it gives me the lower one
+            swaps = by_kind.targets("swap")
+            if () in swaps:  # after looking at two cards: swap them if it gives me the lower one
                 if len(self.looked) == 2:
                     mine, theirs = self.looked if self.looked[0][0] is me else self.looked[::-1]
                     if mine[0] is me and theirs[0] is not me and self.worth(rnd, theirs) < self.worth(rnd, mine):
-                        return plain[0]
-                return by_kind.get("leave", plain)[0] if "leave" in by_kind else None
+                        return Move(player, "swap")
+                return by_kind["leave"][0] if "leave" in by_kind else None
             best, gain = None, -99.0
-            for move in swaps:   # the power is carried out: the swap that helps it most, or hurts least
-                a, b = move.targets
+            for targets in swaps:   # the power is carried out: the swap that helps it most, or hurts least
+                a, b = targets
                 mine, theirs = (a, b) if a[0] is me else (b, a)
                 value = 0.0 if mine[0] is not me else self.worth(rnd, mine) - self.worth(rnd, theirs)
                 if value > gain:
-                    best, gain = move, value
-            return best
+                    best, gain = targets, value
+            return Move(player, "swap", best) if best is not None else None
         if "show" in by_kind:
             mine = [m for m in by_kind["show"] if m.target[0] is me and self.seen(rnd, m.target) is None]
             return (mine or by_kind["show"])[0]
@@ -221,6 +221,12 @@ class _MovesByKind(dict):
     def _any_legal(self, kind: str) -> bool:
         ask, player = self.ask, self.player
         return any(ask.legal_form(player, form) for form in ask.site.forms.get(kind, ()))
+
+    def targets(self, kind: str) -> list[tuple]:
+        """The slots each legal move of this kind names, in the order of its moves (for the
+        kinds that name slots: no Move is made for the many it does not choose)."""
+        ask, player = self.ask, self.player
+        return [args for form in ask.site.forms.get(kind, ()) for args in ask.args_of(player, form)]
 
     def __missing__(self, kind: str) -> list[Move]:
         if kind not in self.asked:
