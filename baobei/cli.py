@@ -314,9 +314,10 @@ def _variants(config, requested: str | None) -> list[str]:
     return variants
 
 
-def _check_one(config, variant: str, bounds, args, proofs, only_cached: bool = False):
+def _check_one(config, variant: str, bounds, args, proofs, only_cached: bool = False, backwards: bool = False):
     """One variant's checks and random play. `only_cached`: from the cache alone (the answers and
-    the play pass), else NotCached (checker/answers.py) and the caller checks it in a worker."""
+    the play pass), else NotCached (checker/answers.py) and the caller checks it in a worker.
+    `backwards`: its questions from the last to the first (Checker.run)."""
     from baobei.checker.answers import Answers
     from baobei.checker.check import check
     from baobei.checker.play import cached_play, play_key, play_pass
@@ -326,7 +327,8 @@ def _check_one(config, variant: str, bounds, args, proofs, only_cached: bool = F
     edition = load_edition_for(config, spec)
     table_sizes = bounds.players - 1 if args.games > 0 else 0     # the play pass's steps
     answers = Answers(enabled=not args.no_cache, only_cached=only_cached)
-    report = check(spec, edition, variant, bounds, args.timeout, proofs, extra_steps=table_sizes, answers=answers)
+    report = check(spec, edition, variant, bounds, args.timeout, proofs, extra_steps=table_sizes, answers=answers,
+                   backwards=backwards)
     if args.games > 0:
         key = play_key(spec, edition, bounds.players, args.games, args.seed) if not args.no_cache else None
         if not cached_play(report, key, bounds.players, only_cached):
@@ -384,8 +386,10 @@ def cmd_check(args) -> int:
         phase.finish(f"{sum(found[0].answers for found in results if found is not None)} answers from the cache")
     if missing:
         phase = Phase(f"checking {', '.join(variants[index] for index in missing)}", "checks", enabled=shown)
-        made = in_forked_workers(_check_one, [(config, variants[index], bounds, args, proofs[index])
-                                              for index in missing], on_progress=phase.progress)
+        # side by side, every other variant from its last question to its first (Checker.run)
+        jobs = [(config, variants[index], bounds, args, proofs[index], False, position % 2 == 1)
+                for position, index in enumerate(missing)]
+        made = in_forked_workers(_check_one, jobs, on_progress=phase.progress)
         phase.finish()
         for index, found in zip(missing, made):
             results[index] = found

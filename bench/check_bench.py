@@ -76,7 +76,7 @@ def proofs_folder(user: Path, folder: Path) -> None:
             os.environ["BAOBEI_CACHE"] = previous
     for path in folder.iterdir():
         if path.name.startswith(ANSWERS):
-            path.unlink()
+            shutil.rmtree(path) if path.is_dir() else path.unlink()     # (check's: a folder per question)
 
 
 def main() -> None:

@@ -18,10 +18,16 @@ Same key, same question, same answer: `sat` with the witness it printed, or `uns
 could not give (unknown, out of time) is never kept. Keys are contents, not files: a core claim
 checked under two editions is one question, solved once, and an edit re-solves only the questions
 whose cone it touches.
+
+The same question asked under other invariants can answer it too (Answers.implied): where no
+situation exists while assuming some of its invariants, none exists while assuming all of them;
+where one exists while assuming more, it exists while assuming fewer. So a question fr asks
+under the core's invariants and its own is answered by de's `unsat`, and de's by fr's `sat`.
 """
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +53,31 @@ def code_version(what: str = "check") -> str:
     return _VERSIONS[what]
 
 
+# What an answer says about the situations of its question, by its status: that none exists (no
+# situation, a rule that never applies) stays true when more invariants are assumed; that one
+# exists (a situation, a rule that decides somewhere) stays true when fewer are. An answer with a
+# witness is not implied by another: its witness must satisfy every invariant its own check proved.
+NO_SITUATION = ("unsat", "dead")
+A_SITUATION = ("sat", "decides")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One of check's questions: what it asks (the key of everything but the invariants it
+    assumes) and those invariants (the digests of their cone's entries)."""
+
+    asked: str
+    assumed: frozenset
+
+    @staticmethod
+    def of(asked: str, invariants: "Cone") -> "Question":
+        return Question(asked, frozenset(cache.digest(entry) for entry in invariants.entries))
+
+    @property
+    def key(self) -> str:
+        return f"{self.asked}/{key_of(self.assumed)}"
+
+
 class NotCached(Exception):
     """A question whose answer is not in the cache, asked of an Answers that may not solve."""
 
@@ -62,20 +93,55 @@ class Answers:
     solved: int = 0            # questions answered by Z3 here
 
     def get(self, key: str) -> dict | None:
-        found = None
-        if self.enabled:
-            data = cache.read(f"answer-{key}.json")
-            try:
-                found = json.loads(data) if data is not None else None
-            except ValueError:          # a damaged entry is solved again
-                found = None
+        found = self._read(key)
         if found is None and self.only_cached:
             raise NotCached(key)
-        return found if isinstance(found, dict) else None
+        return found
 
     def keep(self, key: str, answer: dict) -> None:
         if self.enabled:
             cache.write(f"answer-{key}.json", json.dumps(answer).encode("utf-8"))
+
+    def answer(self, question: Question) -> dict | None:
+        """A question's answer: the one kept under its invariants, else one that the answer to
+        the same question under other invariants implies (kept under its own from then on)."""
+        found = self._read(question.key)
+        if found is None and self.enabled:
+            found = self.implied(question)
+            if found is not None:
+                self.keep_answer(question, found)
+        if found is None and self.only_cached:
+            raise NotCached(question.key)
+        return found
+
+    def keep_answer(self, question: Question, answer: dict) -> None:
+        self.keep(question.key, {**answer, "assumed": sorted(question.assumed)})
+
+    def implied(self, question: Question) -> dict | None:
+        """The answer that an answer to the same question under other invariants implies: no
+        situation while assuming some of these invariants only, or a situation (with no witness
+        kept) while assuming all of these and more. None when no kept answer says."""
+        try:
+            names = sorted(os.listdir(cache.folder() / f"answer-{question.asked}"))
+        except OSError:         # no answer to this question is kept
+            return None
+        for name in names:
+            found = self._read(f"{question.asked}/{name.removesuffix('.json')}")
+            if found is None or "assumed" not in found:
+                continue
+            theirs, status = frozenset(found["assumed"]), found.get("status")
+            if (status in NO_SITUATION and theirs <= question.assumed
+                    or status in A_SITUATION and not found.get("witnessed") and theirs >= question.assumed):
+                return {name: value for name, value in found.items() if name != "assumed"}
+        return None
+
+    def _read(self, key: str) -> dict | None:
+        data = cache.read(f"answer-{key}.json") if self.enabled else None
+        try:
+            found = json.loads(data) if data is not None else None
+        except ValueError:          # a damaged entry is solved again
+            found = None
+        return found if isinstance(found, dict) else None
 
 
 def key_of(*parts) -> str:

@@ -20,7 +20,7 @@ from baobei.dsl.model import Spec, expr_text
 from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 
 from . import parallel
-from .answers import Answers, Assumptions, Cone, Reads, code_version, key_of, table_text
+from .answers import Answers, Assumptions, Cone, Question, Reads, code_version, key_of, table_text
 from .sites import analyse, kind_context, resolve_context
 from .symbolic import NONE, Bounds, Situation, new_solver, small_model
 from .translate import Translator
@@ -169,12 +169,12 @@ class Checker:
         invariants = Cone()
         for name in assumed:
             invariants.add(self.reads.of(self.spec.invariants[name]))
-        key = key_of(code_version(), self.timeout_ms, self.table, repr(shape), cone.entries, "assumed",
-                     invariants.entries)
-        found = self.answers.get(key)
+        question = Question.of(key_of(code_version(), self.timeout_ms, self.table, repr(shape), cone.entries),
+                               invariants)
+        found = self.answers.answer(question)
         if found is not None and found.get("witnessed"):
             # a witness is a model of the question under every proved invariant: kept apart
-            kept = self.answers.get(self.witness_key(key))
+            kept = self.answers.get(self.witness_key(question.key))
             found = {**found, "witness": kept["witness"]} if kept is not None else None
         if found is not None:
             self.answers.cached += 1
@@ -189,9 +189,9 @@ class Checker:
             return answer
         witness = answer.get("witness")
         if witness is not None:
-            self.answers.keep(self.witness_key(key), {"witness": witness})
+            self.answers.keep(self.witness_key(question.key), {"witness": witness})
         kept = {name: value for name, value in answer.items() if name != "witness"}
-        self.answers.keep(key, {**kept, "witnessed": witness is not None})
+        self.answers.keep_answer(question, {**kept, "witnessed": witness is not None})
         return answer
 
     def witness_key(self, key: str) -> str:
@@ -319,14 +319,26 @@ class Checker:
                 + [self.check_placement]
                 + ([partial(self.check_claim, claim) for claim in self.spec.claims.values()] if claims else []))
 
-    def run(self, extra_steps: int = 0) -> Report:
-        """`extra_steps`: the steps the caller adds after these (progress plans them all at once)."""
+    def run(self, extra_steps: int = 0, backwards: bool = False) -> Report:
+        """`extra_steps`: the steps the caller adds after these (progress plans them all at once).
+        `backwards`: the stages from the last (the claims) to the first, for a variant checked
+        beside another that goes forwards: a question both ask is then solved by the first to
+        come to it, and its answer often says the other's (Answers.implied). The report is the
+        same either way: what each stage adds is put back in the order of the stages."""
         started = time.perf_counter()
         stages = self.stages()
         parallel.plan(len(stages) + extra_steps)
-        for stage in stages:
-            stage()
+        added: dict[int, tuple[list, list]] = {}
+        findings, claims = self.report.findings, self.report.claims
+        for index in (reversed(range(len(stages))) if backwards else range(len(stages))):
+            before = len(findings), len(claims)
+            stages[index]()
+            added[index] = findings[before[0]:], claims[before[1]:]
+            del findings[before[0]:], claims[before[1]:]
             parallel.step()
+        for index in sorted(added):
+            findings += added[index][0]
+            claims += added[index][1]
         self.report.readings = [RuleInfo.of(decl) for decl in self.spec.readings()]
         self.report.answers = self.answers.cached + self.answers.solved
         self.report.cached = self.answers.cached
@@ -514,6 +526,7 @@ class Checker:
             return self.tr.condition(rule, arguments[0][0])
 
         def value(rule):
+            context()
             args = arguments[0][0]
             return self.tr.expr(rule.body.value, self.tr.rule_env(rule, args))
         where = f"arguments of {name}"
@@ -632,18 +645,18 @@ def _legal_kinds(expr) -> set[str]:
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
           timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None, extra_steps: int = 0,
-          progress: bool = False, answers: Answers | None = None) -> Report:
+          progress: bool = False, answers: Answers | None = None, backwards: bool = False) -> Report:
     """The checks of one variant, assuming the invariants its proofs (proofs.py, made here when not
     given) proved at every table size; what they did not prove comes first among the findings.
-    `extra_steps`: the progress steps the caller makes after these (Checker.run); `progress`: show
-    the proofs made here on stderr; `answers`: where answers come from (default: the cache)."""
+    `extra_steps`, `backwards`: see Checker.run; `progress`: show the proofs made here on stderr;
+    `answers`: where answers come from (default: the cache)."""
     from .proofs import prove_all, proved_everywhere
     if proofs is None:
         use_cache = answers is None or answers.enabled
         proofs = prove_all([(spec, edition)], bounds, timeout_ms, use_cache, progress=progress)[0]
     checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs), answers)
     add_proofs(checker.report, spec, proofs)
-    return checker.run(extra_steps)
+    return checker.run(extra_steps, backwards)
 
 
 def add_proofs(report: Report, spec: Spec, proofs: list) -> None:

@@ -1,7 +1,8 @@
 """The checker's answers kept in the cache by what each question reads (checker/answers.py): a
 second check answers from it, an edit re-solves only the questions that read what it changed,
-the questions two editions share are solved once, and no answer is ever reused for a question
-that reads anything else, nor kept when Z3 could not decide it."""
+the questions two editions share are solved once (under the same invariants, or where one's
+answer implies the other's), and no answer is ever reused for a question that reads anything
+else, nor kept when Z3 could not decide it."""
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from baobei.checker.answers import Answers
+from baobei.checker.answers import Answers, Cone, Question
 from baobei.checker.check import Checker
 from baobei.checker.diff import Differ
 from baobei.checker.proofs import prove_all, proved_everywhere
@@ -160,6 +161,53 @@ def test_the_questions_two_variants_share_are_solved_once(config, fresh_cache):
     assert _verdicts(report) == _verdicts(_checker(config, house, proved[house], Answers(enabled=False)).run())
 
 
+def _under(question: str, *invariants: str) -> Question:
+    return Question.of(question, Cone({f"invariant {name}: holds {name}" for name in invariants}))
+
+
+def test_an_answer_under_other_invariants_is_reused_only_where_it_implies_this_one(fresh_cache):
+    """No situation while assuming fewer invariants: none while assuming more. A situation while
+    assuming more: one while assuming fewer, unless its witness must be shown (a witness must
+    satisfy every invariant of its own check). A masked rule (it applies, another decides) says
+    neither."""
+    answers = Answers()
+    answers.keep_answer(_under("a", "i1"), {"status": "unsat", "witnessed": False})
+    assert answers.answer(_under("a", "i1", "i2")) == {"status": "unsat", "witnessed": False}
+    assert answers.answer(_under("a")) is None and answers.answer(_under("a", "i2")) is None
+    # the implied answer is kept under its own invariants
+    assert json.loads(cache.read(f"answer-{_under('a', 'i1', 'i2').key}.json"))["status"] == "unsat"
+    # another question: nothing of these answers it
+    assert answers.answer(_under("b", "i1", "i2")) is None
+
+    answers.keep_answer(_under("c", "i1", "i2"), {"status": "sat", "witnessed": False})
+    assert answers.answer(_under("c", "i1"))["status"] == "sat" and answers.answer(_under("c"))["status"] == "sat"
+    assert answers.answer(_under("c", "i1", "i2", "i3")) is None and answers.answer(_under("c", "i3")) is None
+    answers.keep_answer(_under("w", "i1", "i2"), {"status": "sat", "witnessed": True})
+    assert answers.answer(_under("w", "i1")) is None
+    answers.keep_answer(_under("d", "i1"), {"status": "dead"})
+    assert answers.answer(_under("d", "i1", "i2")) == {"status": "dead"} and answers.answer(_under("d")) is None
+    answers.keep_answer(_under("m", "i1"), {"status": "masked"})
+    assert answers.answer(_under("m", "i1", "i2")) is None and answers.answer(_under("m")) is None
+    answers.keep_answer(_under("e", "i1", "i2"), {"status": "decides"})
+    assert answers.answer(_under("e", "i1")) == {"status": "decides"} and answers.answer(_under("e", "i3")) is None
+
+
+@pytest.mark.parametrize("first, then", [("fr", "de"), ("de", "fr")])
+def test_an_edition_takes_the_answers_the_other_editions_answers_imply(config, fresh_cache, first, then):
+    """de assumes fewer invariants than fr for the questions both ask (fr's own invariant reads the
+    core's machinery): de's `unsat` answers fr's, fr's `sat` answers de's, and the verdicts are
+    those of solving everything."""
+    proved = {variant: _proved(config, variant) for variant in (first, then)}
+    assert _checker(config, first, proved[first], Answers()).run().cached == 0
+    checker = _checker(config, then, proved[then], Answers())
+    report = checker.run(backwards=True)
+    taken = [shape for shape, _, cached in checker.asked if cached]
+    assert len(taken) >= 10 and report.cached == len(taken) < report.answers
+    kinds = {shape[0] for shape in taken}
+    assert ("dead or masked" in kinds) if then == "de" else ("claim" in kinds)
+    assert _verdicts(report) == _verdicts(_checker(config, then, proved[then], Answers(enabled=False)).run())
+
+
 def test_an_undecided_answer_is_never_kept(config, fresh_cache):
     proved = _proved(config, "fr", Bounds(3, 6))
     first = _checker(config, "fr", proved, Answers(), Bounds(3, 6), timeout_ms=1)
@@ -170,7 +218,9 @@ def test_an_undecided_answer_is_never_kept(config, fresh_cache):
     assert len(second.asked) == len(first.asked)
     for (shape, _, _), undecided, (_, _, cached) in zip(first.asked, first.undecided_questions, second.asked):
         assert cached != undecided, shape    # an undecided question is asked of Z3 again, a decided one is not
-    for path in fresh_cache.glob("answer-*.json"):
+    kept_files = list(fresh_cache.glob("answer-*.json")) + list(fresh_cache.glob("answer-*/*.json"))
+    assert kept_files
+    for path in kept_files:
         kept = json.loads(path.read_text(encoding="utf-8"))
         assert kept.get("status") != "unknown" and "unknown" not in {r["status"] for r in kept.get("results", [])}
 
