@@ -17,9 +17,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from baobei.checker.check import check
+from baobei.checker.check import DEFAULT_TIMEOUT_MS, check
 from baobei.checker.diff import diff
-from baobei.checker.parallel import reporting_to
+from baobei.checker.parallel import in_forked_workers
+from baobei.checker.proofs import prove_all
 from baobei.checker.report import witness_line
 from baobei.checker.symbolic import Bounds
 from baobei.dsl import ast
@@ -343,12 +344,17 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     out.mkdir(parents=True, exist_ok=True)
     specs = {v: load_spec(config, v) for v in variants}
     editions = {v: load_edition_for(config, s) for v, s in specs.items()}
+    proofs = prove_all([(specs[v], editions[v]) for v in variants], bounds, DEFAULT_TIMEOUT_MS, progress=progress)
     phase = Phase(f"checking {', '.join(variants)}", "checks", enabled=progress)
-    with reporting_to(phase):
-        checks = {v: check(s, editions[v], v, bounds, progress=progress) for v, s in specs.items()}
+    # the variants side by side, each in a worker of its own, as `baobei check` checks them
+    reports = in_forked_workers(_checked, [(specs[v], editions[v], v, bounds, proof, index % 2 == 1)
+                                           for index, (v, proof) in enumerate(zip(variants, proofs))],
+                                on_progress=phase.progress)
+    checks = dict(zip(variants, reports))
     phase.finish()
     differences = diff((variants[0], specs[variants[0]]), (variants[1], specs[variants[1]]),
-                       editions[variants[0]], bounds, progress=progress) if len(variants) > 1 else None
+                       editions[variants[0]], bounds, progress=progress,
+                       proofs=(proofs[0], proofs[1])) if len(variants) > 1 else None
     balance_games = games if balance_games is None else balance_games
     balance = None
     if len(variants) > 1 and balance_games:
@@ -369,6 +375,10 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     path = out / ("report.html" if fmt == "html" else "report.md")
     path.write_text(document.html() if fmt == "html" else document.markdown(), encoding="utf-8")
     return path
+
+
+def _checked(spec, edition, variant: str, bounds: Bounds, proofs: list, backwards: bool):
+    return check(spec, edition, variant, bounds, DEFAULT_TIMEOUT_MS, proofs, backwards=backwards)
 
 
 @dataclass
