@@ -143,7 +143,7 @@ def test_the_questions_two_variants_share_are_solved_once(config, fresh_cache):
     """fr, then its house variant with optional powers: every question the house layer does not
     concern is answered from fr's answers. (fr and de ask no question under the same invariants,
     since the core's machinery invariants read variables that fr's own invariant reads: every
-    question of fr assumes it. Where one's answer implies the other's: the test after this one.)"""
+    question of fr assumes it. Where one's answer implies the other's: the tests after this one.)"""
     house = "optional-powers"
     proved = {variant: _proved(config, variant) for variant in ("fr", house)}
     fr = _checker(config, "fr", proved["fr"], Answers()).run()
