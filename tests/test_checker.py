@@ -140,8 +140,9 @@ def test_diff_reports_the_same_on_one_core_as_on_several_and_whatever_the_cache_
     cache = tmp_path / "cache"
     shutil.copytree(os.environ["BAOBEI_CACHE"], cache)
 
-    def compared(entry: Path) -> bool:      # a decision's classes, kept by diff (checker/answers.py)
-        return entry.name.startswith("answer-") and '"classes"' in entry.read_text()
+    def compared(entry: Path) -> bool:      # a decision's classes, kept by diff (checker/answers.py; check's
+        # answers are kept one folder per question)
+        return entry.name.startswith("answer-") and entry.is_file() and '"classes"' in entry.read_text()
 
     def run(cores: int, keep) -> list:
         entries = sorted(entry for entry in cache.iterdir() if compared(entry))
