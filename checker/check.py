@@ -118,6 +118,7 @@ class Checker:
         self.undecided = 0                  # queries Z3 could not decide (an answer with one is not kept)
         self._assumed: list[str] | None = None   # the invariants the question being solved assumes
         self._free: dict[tuple, bool] = {}
+        self._small_solvers: dict = {}     # on_a_small_table's, by the invariants their questions assume
 
     # -- built when a question is solved -------------------------------------------------------
     @cached_property
@@ -252,10 +253,8 @@ class Checker:
         every proved invariant, on the smallest table that has one."""
         base = self.question_base()
         if likely:
-            solver = self.new_solver(*base, *assertions, *self.small_table)
-            self.report.queries += 1
-            if solver.check() == z3.sat:
-                model = solver.model()
+            model = self.on_a_small_table(assertions)
+            if model is not None:
                 self.models.setdefault(what.split(":")[0], []).append(model)
                 return "sat", model
         solver = self.new_solver(*base, *assertions)
@@ -272,6 +271,20 @@ class Checker:
         self.report.findings.append(Finding("unknown", what, f"Z3 could not decide this query ({reason})",
                                             query=what))
         return "unknown", None
+
+    def on_a_small_table(self, assertions: list):
+        """A model of the question on a small table, or None (none there, or Z3 could not tell:
+        the caller then asks of the whole table). One solver per base, kept for the check, each
+        question guarded by a literal of its own: Z3 keeps what it learned of the base, about twice
+        as fast on these as a fresh solver (and slower on the claims, which are not asked here)."""
+        assumed = tuple(self._assumed) if self._assumed is not None else None
+        solver = self._small_solvers.get(assumed)
+        if solver is None:
+            solver = self._small_solvers[assumed] = self.new_solver(*self.question_base(), *self.small_table)
+        guard = z3.Bool(f"question {self.report.queries}")
+        solver.add(z3.Implies(guard, z3.And(assertions)))
+        self.report.queries += 1
+        return solver.model() if solver.check(guard) == z3.sat else None
 
     def whole_model(self, base: list, assertions: list, model):
         """A model under every proved invariant (the question's base may assume fewer)."""
