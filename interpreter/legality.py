@@ -355,19 +355,6 @@ class Judge:
         ask = self.pending
         return ask.moves(actor, kind) if ask is not None else []
 
-    def options(self, actor) -> dict[str, list[int]]:
-        """For each kind this player may make now, the numbers of arguments it has legal moves with."""
-        ask = self.pending
-        found: dict[str, list[int]] = {}
-        if ask is None:
-            return found
-        for who, kind in ask.asked(actor):
-            if kind not in found:
-                forms = ask.forms(who, kind)
-                if forms:
-                    found[kind] = forms
-        return found
-
     def awaited(self) -> list[tuple]:
         """What the game waits for: (player or None for anyone, the kinds of move asked of them
         that the rules allow now), one entry per clause of the pending ask that has any."""

@@ -92,7 +92,7 @@ class MemoryAgent(Agent):
             return None
         me = self.me(rnd)
         best, gain = None, 0.0
-        for move in plucks:     # (each of its own slots it knows)
+        for move in plucks:     # (plucks of slots it knows match: known_plucks)
             value = sum(self.worth(rnd, t) if t[0] is me else 3.0 for t in move.targets)
             value += 2.0 * len(move.targets)     # a card fewer is worth it on its own
             if value > gain:

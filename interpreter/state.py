@@ -308,11 +308,6 @@ class State:
         """What each player knows, per seat (known_to of each)."""
         return [self.known_to(player) for player in self.players]
 
-    def seen_by(self, player, slot):
-        """The card id this player knows at this slot, or None."""
-        card = slot_card(slot)
-        return card.kind if card is not None and card.seen & player.bit else None
-
     def new_card(self, name: str) -> Card:
         return Card(self.kinds[name])
 
