@@ -233,11 +233,14 @@ class Ask:
             return Move(actor, kind, (), args[0])
         return Move(actor, kind, args)
 
+    def targets(self, actor, kind: str) -> list[tuple]:
+        """The arguments of every legal move of this kind, in the order of its moves."""
+        return [args for form in self.site.forms.get(kind, ()) for args in self.args_of(actor, form)]
+
     def moves(self, actor, kind: str) -> list[Move]:
-        forms = self.site.forms.get(kind, ())
         if SHAPES[kind].args == "player":
-            return [Move(actor, kind, (), args[0]) for form in forms for args in self.args_of(actor, form)]
-        return [Move(actor, kind, args) for form in forms for args in self.args_of(actor, form)]
+            return [Move(actor, kind, (), args[0]) for args in self.targets(actor, kind)]
+        return [Move(actor, kind, args) for args in self.targets(actor, kind)]
 
     def slot_entries(self) -> list:
         """Every slot of the table with its card (or None), as the state is at this decision."""

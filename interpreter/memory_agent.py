@@ -215,18 +215,12 @@ class _MovesByKind(dict):
         """Whether the player has a legal move of this kind now."""
         legal = self.legal.get(kind)
         if legal is None:
-            legal = self.legal[kind] = kind in self.asked and self._any_legal(kind)
+            legal = self.legal[kind] = kind in self.asked and bool(self.ask.forms(self.player, kind))
         return legal
 
-    def _any_legal(self, kind: str) -> bool:
-        ask, player = self.ask, self.player
-        return any(ask.legal_form(player, form) for form in ask.site.forms.get(kind, ()))
-
     def targets(self, kind: str) -> list[tuple]:
-        """The slots each legal move of this kind names, in the order of its moves (for the
-        kinds that name slots: no Move is made for the many it does not choose)."""
-        ask, player = self.ask, self.player
-        return [args for form in ask.site.forms.get(kind, ()) for args in ask.args_of(player, form)]
+        """The slots each legal move of this kind names (no Move is made for the many it does not choose)."""
+        return self.ask.targets(self.player, kind)
 
     def __missing__(self, kind: str) -> list[Move]:
         if kind not in self.asked:
