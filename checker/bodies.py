@@ -591,5 +591,5 @@ class BodyComparer:
         text = {"ask": "the move asked at", "resolve": "the powers resolved at", "cut": "the turn that ends at"}
         states, facts, table = self.table_after()
         return [Segment((a.frames, b.frames), states, path + facts, table, f"{text[a.what]} {a.where}",
-                        likely=self.invariants(states), counts=table._deck_counts(), origin=segment.origin,
+                        likely=self.invariants(states), counts=table.deck_counts(), origin=segment.origin,
                         start=segment.start)]

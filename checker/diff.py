@@ -144,7 +144,7 @@ class Differ:
         ints = {**s.ints, "threshold": z3.Int("b_threshold"), "edition_deal": z3.Int("b_edition_deal")}
         table = derived(s, ints=ints, edition=b)
         return table, [ints["threshold"] == table._by_players(b.threshold),
-                       ints["edition_deal"] == table._by_players(b.deal)] + table._deck_counts()
+                       ints["edition_deal"] == table._by_players(b.deal)] + table.deck_counts()
 
     def solver(self, assertions: list) -> z3.Solver:
         return new_solver(*self.base, *assertions, timeout_ms=self.timeout_ms)

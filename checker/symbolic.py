@@ -61,7 +61,7 @@ class ListV:
 
 
 def none_slot() -> SlotV:
-    return SlotV(z3.IntVal(NONE), z3.IntVal(0))
+    return SlotV(int_(NONE), int_(0))
 
 
 class Indexes:
@@ -203,7 +203,7 @@ class Situation:
             for i, value in enumerate(self.pvars[name]):
                 c += self._range(value, decl.type)
         c += [self.top >= NONE, self.top < len(ix.cards), (self.ints["discard_size"] >= 1) == (self.top != NONE)]
-        return c + (self._deck_counts() if counts else [])
+        return c + (self.deck_counts() if counts else [])
 
     def decision_arguments(self, decl: ast.DecisionDecl, stem: str) -> tuple[list, list]:
         """Fresh symbolic arguments for a decision's parameters, and the constraints on them."""
@@ -240,15 +240,14 @@ class Situation:
                 ref.by >= NONE, ref.by < self.np,
                 z3.Implies(ref.how == NONE, z3.And(ref.card == NONE, ref.by == NONE, z3.Not(ref.open)))]
 
-    def _deck_counts(self) -> list:
+    def deck_counts(self) -> list:
         """No more cards of an id on the table than the edition's deck holds."""
         counts = []
+        places = [self.card[i][j] for i in range(self.bounds.players) for j in range(self.bounds.slots)]
+        places += self.held + [self.top]
         for name, index in self.ix.card.items():
-            copies = [z3.If(self.card[i][j] == index, 1, 0) for i in range(self.bounds.players)
-                      for j in range(self.bounds.slots)]
-            copies += [z3.If(held == index, 1, 0) for held in self.held]
-            copies.append(z3.If(self.top == index, 1, 0))
-            counts.append(z3.Sum(copies) <= self.edition.deck.get(name, 0))
+            copies = [if_(eq_(place, index), int_(1), int_(0)) for place in places]
+            counts.append(arith_("<=", sum_(copies), self.edition.deck.get(name, 0)))
         return counts
 
     # -- the move being judged -------------------------------------------------------------
@@ -278,9 +277,9 @@ class Situation:
 
     # -- reading the table -----------------------------------------------------------------
     def slot_count(self, p):
-        if z3.is_int_value(p):
-            i = p.as_long()
-            return self.ns[i] if 0 <= i < self.bounds.players else z3.IntVal(0)
+        i = number(p)
+        if i is not None:
+            return self.ns[i] if 0 <= i < self.bounds.players else int_(0)
         expr = int_(0)
         for i in range(self.bounds.players):
             expr = if_(eq_(p, i), self.ns[i], expr)
@@ -292,12 +291,11 @@ class Situation:
     def at(self, slot: SlotV, table, default):
         """table[i][j] at the slot (default where there is none). Reads are remembered (with what
         they read, kept alive so that ids stay theirs): the same reads recur on every path."""
-        if z3.is_int_value(slot.p) and z3.is_int_value(slot.n):
-            i, n = slot.p.as_long(), slot.n.as_long()
-            if 0 <= i < self.bounds.players and 1 <= n <= self.bounds.slots:
-                return if_(ge_(self.ns[i], n), table[i][n - 1], default)
-            return z3.IntVal(default) if isinstance(default, int) else default
-        key = (slot.p.get_id(), slot.n.get_id(), id(table), id(self.ns), id(default))
+        i, n = number(slot.p), number(slot.n)
+        if i is not None and n is not None:     # a cell: its numbers are the key
+            key = ("cell", i, n, id(table), id(self.ns), id(default))
+        else:
+            key = (slot.p.get_id(), slot.n.get_id(), id(table), id(self.ns), id(default))
         found = self._reads.get(key)
         if found is None:
             found = (self._read(slot, table, default), slot, table, self.ns, default)
@@ -306,13 +304,16 @@ class Situation:
 
     def _read(self, slot: SlotV, table, default):
         players, slots = range(self.bounds.players), range(self.bounds.slots)
-        if z3.is_int_value(slot.n):          # a column: one cell per player
-            n = slot.n.as_long()
+        n, i = number(slot.n), number(slot.p)
+        if n is not None and i is not None:
+            if 0 <= i < self.bounds.players and 1 <= n <= self.bounds.slots:
+                return if_(ge_(self.ns[i], n), table[i][n - 1], default)
+            return int_(default) if isinstance(default, int) else default
+        if n is not None:                    # a column: one cell per player
             if not 1 <= n <= self.bounds.slots:
                 return default
             cells = [(eq_(slot.p, i), ge_(self.ns[i], n), table[i][n - 1]) for i in players]
-        elif z3.is_int_value(slot.p):        # a row: one cell per slot of that player
-            i = slot.p.as_long()
+        elif i is not None:                  # a row: one cell per slot of that player
             if not 0 <= i < self.bounds.players:
                 return default
             cells = [(eq_(slot.n, j + 1), ge_(self.ns[i], j + 1), table[i][j]) for j in slots]
@@ -326,22 +327,22 @@ class Situation:
 
     def player_slots(self, p) -> ListV:
         items = []
-        if z3.is_int_value(p):
-            i = p.as_long()
+        i = number(p)
+        if i is not None:
             if 0 <= i < self.bounds.players:
-                items = [(ge_(self.ns[i], j + 1), SlotV(z3.IntVal(i), z3.IntVal(j + 1))) for j in range(self.bounds.slots)]
+                items = [(ge_(self.ns[i], j + 1), SlotV(int_(i), int_(j + 1))) for j in range(self.bounds.slots)]
             return ListV(items)
         for i in range(self.bounds.players):
             for j in range(self.bounds.slots):
-                items.append((and_([eq_(p, i), ge_(self.ns[i], j + 1)]), SlotV(z3.IntVal(i), z3.IntVal(j + 1))))
+                items.append((and_([eq_(p, i), ge_(self.ns[i], j + 1)]), SlotV(int_(i), int_(j + 1))))
         return ListV(items)
 
     def all_slots(self) -> ListV:
-        return ListV([(ge_(self.ns[i], j + 1), SlotV(z3.IntVal(i), z3.IntVal(j + 1)))
+        return ListV([(ge_(self.ns[i], j + 1), SlotV(int_(i), int_(j + 1)))
                       for i in range(self.bounds.players) for j in range(self.bounds.slots)])
 
     def players(self) -> ListV:
-        return ListV([(self.np > i, z3.IntVal(i)) for i in range(self.bounds.players)])
+        return ListV([(self.np > i, int_(i)) for i in range(self.bounds.players)])
 
     def order(self) -> ListV:
         items = []
@@ -351,8 +352,8 @@ class Situation:
         return ListV(items)
 
     def player_var(self, name: str, p, default):
-        if z3.is_int_value(p):
-            i = p.as_long()
+        i = number(p)
+        if i is not None:
             return self.pvars[name][i] if 0 <= i < self.bounds.players else default
         expr = default
         for i, value in enumerate(self.pvars[name]):
@@ -437,6 +438,7 @@ def _junction(terms, conjunction: bool):
 
 
 _INTS: dict = {}
+_INT_VALUES: dict = {}     # id of a term int_ made -> its value (those terms are kept: ids stay theirs)
 
 
 def int_(value: int):
@@ -444,7 +446,17 @@ def int_(value: int):
     term = _INTS.get(value)
     if term is None:
         term = _INTS[value] = z3.IntVal(value)
+        _INT_VALUES[id(term)] = value
     return term
+
+
+def number(term) -> int | None:
+    """The value of an integer numeral, None for any other term (z3.is_int_value and as_long ask
+    Z3 four times; a numeral int_ made is known without asking)."""
+    if type(term) is not z3.IntNumRef:
+        return None
+    value = _INT_VALUES.get(id(term))
+    return value if value is not None else term.as_long()
 
 
 def eq_(a, b):
@@ -464,8 +476,49 @@ def eq_(a, b):
 def ge_(a, b: int):
     """a >= b of an integer term and a Python int: true or false when the term is a number."""
     if type(a) is z3.IntNumRef:
-        return z3.BoolVal(a.as_long() >= b, a.ctx)
-    return a >= b
+        return z3.BoolVal(number(a) >= b, a.ctx)
+    if type(a) is not z3.ArithRef:
+        return a >= b
+    ctx = a.ctx
+    return z3.BoolRef(z3.Z3_mk_ge(ctx.ref(), a.as_ast(), int_(b).as_ast()), ctx)
+
+
+_ARITH = {"<": z3.Z3_mk_lt, "<=": z3.Z3_mk_le, ">": z3.Z3_mk_gt, ">=": z3.Z3_mk_ge}
+_SUMS = {"+": z3.Z3_mk_add, "-": z3.Z3_mk_sub, "*": z3.Z3_mk_mul}
+
+
+def arith_(op: str, a, b):
+    """a op b of two integer terms (or a term and a Python int), for op a comparison, + - or *:
+    the term z3py makes, without its coercions."""
+    # Python compares with the right operand's method first when the left is a Python int or the
+    # right a numeral (a subclass of the left's class): z3py then makes 0 < x of x > 0
+    flipped = op in _FLIPPED and (type(a) is int or (type(a) is z3.ArithRef and type(b) is z3.IntNumRef))
+    a = int_(a) if type(a) is int else a
+    b = int_(b) if type(b) is int else b
+    if type(a) not in _INT_TERMS or type(b) not in _INT_TERMS:
+        return _PY_ARITH[op](a, b)
+    if flipped:
+        op, a, b = _FLIPPED[op], b, a
+    ctx = a.ctx
+    if op in _ARITH:
+        return z3.BoolRef(_ARITH[op](ctx.ref(), a.as_ast(), b.as_ast()), ctx)
+    array = (z3.Ast * 2)(a.as_ast(), b.as_ast())
+    return z3.ArithRef(_SUMS[op](ctx.ref(), 2, array), ctx)
+
+
+def sum_(terms: list):
+    """z3.Sum(terms) of integer terms."""
+    if len(terms) < 2 or any(type(term) not in _INT_TERMS for term in terms):
+        return z3.Sum(terms)
+    array, size = z3.z3._to_ast_array(terms)
+    ctx = terms[0].ctx
+    return z3.ArithRef(z3.Z3_mk_add(ctx.ref(), size, array), ctx)
+
+
+_INT_TERMS = (z3.ArithRef, z3.IntNumRef)
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_PY_ARITH = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+             "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
 
 
 def not_(term):

@@ -13,7 +13,8 @@ import z3
 from baobei.dsl import ast
 from baobei.dsl.model import Spec, expr_text
 
-from .symbolic import NONE, ListV, RefV, Situation, SlotV, and_, eq_, if_, int_, ite, none_slot, not_, or_
+from .symbolic import (NONE, ListV, RefV, Situation, SlotV, and_, arith_, eq_, if_, int_, ite, none_slot, not_, number,
+                       or_)
 
 _fresh = itertools.count()
 _CARD_ATTRS: dict = {}        # id of a spec -> ({(card term id, attribute): (term, card)}, the spec)
@@ -38,7 +39,7 @@ class Translator:
         return method(e, env)
 
     def e_IntLit(self, e, env):
-        return z3.IntVal(e.value)
+        return int_(e.value)
 
     def e_BoolLit(self, e, env):
         return z3.BoolVal(e.value)
@@ -63,12 +64,12 @@ class Translator:
         if kind == "global":
             return self.global_(e.name)
         if detail == "card":
-            return z3.IntVal(self.ix.card[e.name])
+            return int_(self.ix.card[e.name])
         if detail == "family":
-            return z3.IntVal(self.ix.family[e.name])
+            return int_(self.ix.family[e.name])
         if detail == "power":
-            return z3.IntVal(self.ix.power[e.name])
-        return z3.IntVal(self.ix.enum_value[e.name])
+            return int_(self.ix.power[e.name])
+        return int_(self.ix.enum_value[e.name])
 
     def global_(self, name: str):
         s = self.s
@@ -108,7 +109,7 @@ class Translator:
                 return obj.p
             if name == "number":
                 return obj.n
-            card = s.at(obj, s.card, z3.IntVal(NONE))
+            card = s.at(obj, s.card, int_(NONE))
             if name == "card":
                 return card
             if name == "occupied":
@@ -118,16 +119,16 @@ class Translator:
             if name == "new":
                 return z3.And(obj.p >= 0, obj.p < s.np, obj.n == s.slot_count(obj.p) + 1)
             table = {"moved_turn": (s.mturn, -1), "moved_sequence": (s.mseq, -1), "moved_by": (s.mby, NONE)}[name]
-            return s.at(obj, table[0], z3.IntVal(table[1]))
+            return s.at(obj, table[0], int_(table[1]))
         if type_name == "card":
-            return self.card_attr(obj if obj is not None else z3.IntVal(NONE), name)
+            return self.card_attr(obj if obj is not None else int_(NONE), name)
         if type_name == "reference":
             if obj is None:
-                return {"card": z3.IntVal(NONE), "how": z3.IntVal(NONE), "by": z3.IntVal(NONE),
+                return {"card": int_(NONE), "how": int_(NONE), "by": int_(NONE),
                         "open": z3.BoolVal(False)}[name]
             return {"card": obj.card, "how": obj.how, "by": obj.by, "open": obj.open}[name]
         if type_name == "player":
-            p = obj if obj is not None else z3.IntVal(NONE)
+            p = obj if obj is not None else int_(NONE)
             if name == "slots":
                 return s.player_slots(p)
             if name == "position":
@@ -154,9 +155,9 @@ class Translator:
                 return self.ix.family[decl.family]
             return self.ix.power[decl.power] if decl.power else NONE
         missing = 0 if name == "value" else NONE
-        if z3.is_int_value(card):
-            index = card.as_long()
-            return z3.IntVal(attribute(index) if 0 <= index < len(self.ix.cards) else missing)
+        index = number(card)
+        if index is not None:
+            return int_(attribute(index) if 0 <= index < len(self.ix.cards) else missing)
         expr = int_(missing)
         for index in range(len(self.ix.cards)):
             expr = if_(eq_(card, index), int_(attribute(index)), expr)
@@ -164,14 +165,14 @@ class Translator:
 
     def default(self, type_: ast.Type):
         if type_.name == "int":
-            return z3.IntVal(0)
+            return int_(0)
         if type_.name == "bool":
             return z3.BoolVal(False)
         if type_.name == "slot":
             return none_slot()
         if type_.name == "reference":
-            return RefV(z3.IntVal(NONE), z3.IntVal(NONE), z3.IntVal(NONE), z3.BoolVal(False))
-        return z3.IntVal(NONE)
+            return RefV(int_(NONE), int_(NONE), int_(NONE), z3.BoolVal(False))
+        return int_(NONE)
 
     def e_Call(self, e, env):
         kind, detail = e.ref
@@ -187,16 +188,16 @@ class Translator:
             raise TypeError("effects_keep_cards() is a claim of its own and cannot be combined")
         args = [self.expr(a, env) for a in e.args]
         if e.name == "count":
-            return z3.Sum([z3.If(g, 1, 0) for g, _ in args[0].items]) if args[0].items else z3.IntVal(0)
+            return z3.Sum([z3.If(g, 1, 0) for g, _ in args[0].items]) if args[0].items else int_(0)
         if e.name == "min":
             return z3.If(args[0] <= args[1], args[0], args[1])
         if e.name == "max":
             return z3.If(args[0] >= args[1], args[0], args[1])
         if e.name == "next_player":
-            p = args[0] if args[0] is not None else z3.IntVal(NONE)
+            p = args[0] if args[0] is not None else int_(NONE)
             return z3.If(p < 0, NONE, z3.If(p + 1 < self.s.np, p + 1, 0))
         if e.name == "changed_by_others":
-            p = args[0] if args[0] is not None else z3.IntVal(NONE)
+            p = args[0] if args[0] is not None else int_(NONE)
             return z3.Or([z3.And(p == i, flag) for i, flag in enumerate(self.s.changed)])
         raise KeyError(e.name)
 
@@ -222,9 +223,7 @@ class Translator:
             type_ = e.left.type if e.left.type.name != "none" else e.right.type
             same = self.equal(left, right, type_)
             return same if op == "==" else not_(same)
-        return {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-                ">=": lambda a, b: a >= b, "+": lambda a, b: a + b, "-": lambda a, b: a - b,
-                "*": lambda a, b: a * b}[op](left, right)
+        return arith_(op, left, right)
 
     def equal(self, a, b, type_: ast.Type):
         if a is None and b is None:
@@ -249,9 +248,9 @@ class Translator:
         if e.kind == "any":
             return or_([and_([g, b]) for g, b in results])
         if e.kind == "count":
-            return z3.Sum([z3.If(z3.And(g, b), 1, 0) for g, b in results]) if results else z3.IntVal(0)
+            return z3.Sum([z3.If(z3.And(g, b), 1, 0) for g, b in results]) if results else int_(0)
         if e.kind == "sum":
-            return z3.Sum([z3.If(g, b, 0) for g, b in results]) if results else z3.IntVal(0)
+            return z3.Sum([z3.If(g, b, 0) for g, b in results]) if results else int_(0)
         found = self.default(e.type)
         for (g, b), (_, item) in reversed(list(zip(results, domain.items))):
             found = ite(and_([g, b]), item, found)

@@ -1,5 +1,5 @@
 """The terms the checker builds directly (checker/symbolic.py: if_, and_, or_, not_, eq_, ge_) mean
-what z3py's would, and fold only what is plain; the symbolic execution runs every power a queued
+what z3py's would (arith_ and sum_ are the very terms z3py makes), and fold only what is plain; the symbolic execution runs every power a queued
 card can have (checker/execute.py: next_power)."""
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import itertools
 import z3
 
 from baobei.checker.execute import Executor, Frame
-from baobei.checker.symbolic import (Bounds, Situation, and_, eq_, ge_, if_, int_, not_, or_, truth)
+from baobei.checker.symbolic import (Bounds, Situation, and_, arith_, eq_, ge_, if_, int_, not_, number, or_, sum_,
+                                     truth)
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
 from conftest import ROOT
@@ -35,6 +36,28 @@ def test_built_terms_mean_what_z3py_terms_mean():
         assert _equivalent(eq_(a, b), z3.IntVal(a) == b if isinstance(a, int) else a == b)
     for a, n in itertools.product([x, int_(2), int_(3)], [2, 3]):
         assert _equivalent(ge_(a, n), a >= n)
+
+
+PYTHON_OPERATORS = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+                    ">=": lambda a, b: a >= b, "+": lambda a, b: a + b, "-": lambda a, b: a - b,
+                    "*": lambda a, b: a * b}
+
+
+def test_arithmetic_is_the_very_term_z3py_makes():
+    """The same term, not only an equivalent one: the proofs' queries, and so their answers and
+    times, stay what they were (Python asks a numeral on the right first: z3py makes 0 < x of
+    x > 0, and 3 < x is x > 3)."""
+    x, y = z3.Ints("x y")
+    for op, a, b in itertools.product(PYTHON_OPERATORS, [x, int_(2), 3], [y, int_(4), z3.IntVal(5), 6]):
+        if isinstance(a, int) and isinstance(b, int):
+            continue
+        made, expected = arith_(op, a, b), PYTHON_OPERATORS[op](a, b)
+        assert made.eq(expected), (op, a, b, made, expected)
+    r = z3.Real("r")
+    assert arith_("<", x, r).eq(x < r) and arith_("+", r, x).eq(r + x)
+    assert sum_([x, y, int_(1)]).eq(z3.Sum([x, y, int_(1)])) and sum_([x]).eq(z3.Sum([x]))
+    assert number(int_(7)) == 7 and number(z3.IntVal(-8)) == -8 and number(z3.simplify(x - x)) == 0
+    assert number(x) is None and number(x + 1) is None and number(z3.BoolVal(True)) is None
 
 
 def test_what_is_plain_is_folded_and_nothing_else():
