@@ -11,8 +11,13 @@ import pytest
 
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-# The tests keep what they derive from the rules (dsl/cache.py) in a folder of their own.
+# The tests keep what they derive from the rules (dsl/cache.py) in a folder of their own, removed
+# when the session ends.
 os.environ["BAOBEI_CACHE"] = tempfile.mkdtemp(prefix="baobei-test-cache-")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(os.environ["BAOBEI_CACHE"], ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = ROOT / "spec"          # the rules of this checkout: what every command run here reads
