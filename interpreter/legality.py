@@ -210,9 +210,9 @@ class Ask:
                         return True
         return False
 
-    def forms(self, actor, kind: str) -> tuple[int, ...]:
-        """The numbers of arguments this player's moves of this kind have legal ones with."""
-        return tuple(form.arity for form in self.site.forms.get(kind, ()) if self.legal_form(actor, form))
+    def allows(self, actor, kind: str) -> bool:
+        """Whether this player has a legal move of this kind (the first legal form is enough)."""
+        return any(self.legal_form(actor, form) for form in self.site.forms.get(kind, ()))
 
     # -- the moves ---------------------------------------------------------------------------------
     def args_of(self, actor, form: Form) -> list:
@@ -367,7 +367,7 @@ class Judge:
         found = []
         for asker, kinds in ask.clauses:
             actors = self.players if asker is None else (asker,)
-            legal = tuple(kind for kind in kinds if any(ask.forms(actor, kind) for actor in actors))
+            legal = tuple(kind for kind in kinds if any(ask.allows(actor, kind) for actor in actors))
             if legal:
                 found.append((asker, legal))
         return found

@@ -215,7 +215,7 @@ class _MovesByKind(dict):
         """Whether the player has a legal move of this kind now."""
         legal = self.legal.get(kind)
         if legal is None:
-            legal = self.legal[kind] = kind in self.asked and bool(self.ask.forms(self.player, kind))
+            legal = self.legal[kind] = kind in self.asked and self.ask.allows(self.player, kind)
         return legal
 
     def targets(self, kind: str) -> list[tuple]:

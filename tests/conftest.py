@@ -15,12 +15,12 @@ from baobei.dsl.loader import load_config, load_edition_for, load_spec
 # when the session ends.
 os.environ["BAOBEI_CACHE"] = tempfile.mkdtemp(prefix="baobei-test-cache-")
 
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec"          # the rules of this checkout: what every command run here reads
+
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(os.environ["BAOBEI_CACHE"], ignore_errors=True)
-
-ROOT = Path(__file__).resolve().parent.parent
-SPEC = ROOT / "spec"          # the rules of this checkout: what every command run here reads
 
 
 @pytest.fixture
