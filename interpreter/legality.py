@@ -237,6 +237,19 @@ class Ask:
         """The arguments of every legal move of this kind, in the order of its moves."""
         return [args for form in self.site.forms.get(kind, ()) for args in self.args_of(actor, form)]
 
+    def first_move(self, actor, kind: str, known_legal: bool = False) -> Move | None:
+        """The first of this player's legal moves of this kind (None: none), no other made.
+        `known_legal`: the caller knows one is legal (a kind of one form with no argument is then
+        that move, not judged again)."""
+        forms = self.site.forms.get(kind, ())
+        if known_legal and len(forms) == 1 and forms[0].arity == 0:
+            return Move(actor, kind)
+        for form in forms:
+            args = self.args_of(actor, form)
+            if args:
+                return self.move(actor, kind, args[0])
+        return None
+
     def moves(self, actor, kind: str) -> list[Move]:
         if SHAPES[kind].args == "player":
             return [Move(actor, kind, (), args[0]) for args in self.targets(actor, kind)]

@@ -31,6 +31,8 @@ class MemoryAgent(Agent):
             counts[player_card.kind.name] = counts.get(player_card.kind.name, 0) + 1
         total = sum(counts.values()) or 1
         self.average = sum(deck[name].value * count for name, count in counts.items()) / total
+        me = rnd.by_name.get(self.player)      # (absent from a tie-break round it does not play)
+        self.bit = me.bit if me is not None else 0     # its bit in each card's `seen`
 
     # -- what it knows ------------------------------------------------------------------------
     def me(self, rnd: Round):
@@ -38,11 +40,17 @@ class MemoryAgent(Agent):
 
     def seen(self, rnd: Round, slot):
         card = slot_card(slot)
-        return card.kind if card is not None and card.seen & rnd.by_name[self.player].bit else None
+        return card.kind if card is not None and card.seen & self.bit else None
 
     def worth(self, rnd: Round, slot) -> float:
         card = slot_card(slot)
-        return card.kind.value if card is not None and card.seen & rnd.by_name[self.player].bit else self.average
+        return card.kind.value if card is not None and card.seen & self.bit else self.average
+
+    def worths(self, rnd: Round) -> dict:
+        """worth() of every slot that holds a card, by slot (for a decider that weighs many moves)."""
+        bit, average = self.bit, self.average
+        return {(owner, number): card.kind.value if card.seen & bit else average
+                for owner in rnd.players for number, card in enumerate(owner.layout, start=1) if card is not None}
 
     def own(self, rnd: Round):
         me = self.me(rnd)
@@ -58,7 +66,7 @@ class MemoryAgent(Agent):
         """Face-down slots it knows hold a card of the same family."""
         if card is None:
             return []
-        bit, family = self.me(rnd).bit, card.family
+        bit, family = self.bit, card.family
         return [(owner, number) for owner in rnd.players for number, known in enumerate(owner.layout, start=1)
                 if known is not None and known.seen & bit and known.kind.family == family]
 
@@ -67,8 +75,12 @@ class MemoryAgent(Agent):
         ask = rnd.pending
         if ask is None:
             return None
-        by_kind = _MovesByKind(self, rnd, player, ask)
-        for decide in _deciders(by_kind.asked):
+        asked = ask.kinds_of(player)
+        deciders = _deciders(asked)
+        if may_decline and deciders == _PLUCK_ONLY and not self.matches(rnd, rnd.ref.card):
+            return None     # a pluck window where it knows no match (most of them): it lets it pass
+        by_kind = _MovesByKind(self, rnd, player, ask, asked)
+        for decide in deciders:
             move = decide(self, rnd, by_kind)
             if move is not None:
                 return move
@@ -103,17 +115,17 @@ class MemoryAgent(Agent):
         if "draw" in by_kind or "take" in by_kind:
             top = rnd.discard[-1].kind if rnd.discard else None
             if top is not None and "take" in by_kind:
-                worst = max(by_kind["take"], key=lambda m: self.worth(rnd, m.target))
-                if top.value + 2 < self.worth(rnd, worst.target):
-                    return worst
-            return by_kind.get("draw", [None])[0]
+                worst = max(by_kind.targets("take"), key=lambda targets: self.worth(rnd, targets[0]))
+                if top.value + 2 < self.worth(rnd, worst[0]):
+                    return Move(by_kind.player, "take", worst)
+            return by_kind.first("draw")
         if "keep" in by_kind or "discard" in by_kind:
             drawn = rnd.held[0].kind if rnd.held else None
             if drawn is not None and "keep" in by_kind:
-                worst = max(by_kind["keep"], key=lambda m: self.worth(rnd, m.target))
-                if drawn.value + 1 < self.worth(rnd, worst.target):
-                    return worst
-            return by_kind.get("discard", [None])[0] or by_kind.get("keep", [None])[0]
+                worst = max(by_kind.targets("keep"), key=lambda targets: self.worth(rnd, targets[0]))
+                if drawn.value + 1 < self.worth(rnd, worst[0]):
+                    return Move(by_kind.player, "keep", worst)
+            return by_kind.first("discard") or by_kind.first("keep")
         return None
 
     def power(self, rnd: Round, by_kind) -> Move | None:
@@ -127,8 +139,10 @@ class MemoryAgent(Agent):
                 others = [t for t in singles if self.seen(rnd, t[0]) is None]
                 return Move(player, "look", (mine or others or singles)[0])
             # two cards: my worst one and an opponent's that I may want; remembered for the swap
-            best = min(looks, key=lambda t: -(self.worth(rnd, t[0]) if t[0][0] is me else 0)
-                       - (self.worth(rnd, t[1]) if t[1][0] is me else 0))
+            worth = self.worths(rnd).get
+            average = self.average
+            best = min(looks, key=lambda t: -(worth(t[0], average) if t[0][0] is me else 0)
+                       - (worth(t[1], average) if t[1][0] is me else 0))
             self.looked = best
             return Move(player, "look", best)
         if "swap" in by_kind:
@@ -140,10 +154,11 @@ class MemoryAgent(Agent):
                         return Move(player, "swap")
                 return by_kind["leave"][0] if "leave" in by_kind else None
             best, gain = None, -99.0
+            worth, average = self.worths(rnd).get, self.average
             for targets in swaps:   # the power is carried out: the swap that helps it most, or hurts least
                 a, b = targets
                 mine, theirs = (a, b) if a[0] is me else (b, a)
-                value = 0.0 if mine[0] is not me else self.worth(rnd, mine) - self.worth(rnd, theirs)
+                value = 0.0 if mine[0] is not me else worth(mine, average) - worth(theirs, average)
                 if value > gain:
                     best, gain = targets, value
             return Move(player, "swap", best) if best is not None else None
@@ -155,34 +170,32 @@ class MemoryAgent(Agent):
         if "replace" in by_kind:
             held = [c.kind for c in rnd.held]
             best, gain = None, -99.0
-            for move in by_kind["replace"]:
+            worth, average = self.worths(rnd).get, self.average
+            for targets in by_kind.targets("replace"):
                 value = 0.0
-                for card, slot in zip(held, move.targets):
+                for card, slot in zip(held, targets):
                     if slot is None:        # this drawn card is left unused
                         continue
                     if slot[0] is me:
-                        value += self.worth(rnd, slot) - card.value
+                        value += worth(slot, average) - card.value
                     else:
-                        value += card.value - self.worth(rnd, slot)
+                        value += card.value - worth(slot, average)
                 if value > gain:
-                    best, gain = move, value
-            return best
+                    best, gain = targets, value
+            return Move(player, "replace", best) if best is not None else None
         return None
 
     def end_of_turn(self, rnd: Round, by_kind) -> Move | None:
         if "bao" in by_kind and self.expected_total(rnd) <= self.bao_total and \
                 len(self.unknown_own(rnd)) <= self.bao_unknown:
-            return by_kind["bao"][0]
-        return by_kind.get("end", [None])[0]
+            return by_kind.first("bao")
+        return by_kind.first("end")
 
     def follow_up(self, rnd: Round, by_kind) -> Move | None:
         if "give" in by_kind:   # give away the worst card it has
-            return max(by_kind["give"], key=lambda m: self.worth(rnd, m.target))
-        if "place" in by_kind:
-            return by_kind["place"][0]
-        if "peek" in by_kind:
-            return by_kind["peek"][0]
-        return None
+            worst = max(by_kind.targets("give"), key=lambda targets: self.worth(rnd, targets[0]))
+            return Move(by_kind.player, "give", worst)
+        return by_kind.first("place") or by_kind.first("peek")
 
 
 # Each decider, with the kinds of move it looks at: one that sees none of them asked returns None.
@@ -190,6 +203,7 @@ DECIDERS = ((MemoryAgent.pluck, {"pluck"}), (MemoryAgent.turn_action, {"draw", "
             (MemoryAgent.power, {"look", "swap", "show", "add", "replace"}),
             (MemoryAgent.end_of_turn, {"bao", "end"}), (MemoryAgent.follow_up, {"give", "place", "peek"}))
 _DECIDERS_OF: dict[tuple, tuple] = {}
+_PLUCK_ONLY = (MemoryAgent.pluck,)
 
 
 def _deciders(asked: tuple) -> tuple:
@@ -205,10 +219,9 @@ class _MovesByKind(dict):
     them: most decisions read one or two kinds (a pluck window: only the plucks it knows). Whether
     a kind has any legal move is judged when first asked too."""
 
-    def __init__(self, agent: MemoryAgent, rnd: Round, player, ask):
+    def __init__(self, agent: MemoryAgent, rnd: Round, player, ask, asked: tuple):
         super().__init__()
-        self.agent, self.rnd, self.player, self.ask = agent, rnd, player, ask
-        self.asked = ask.kinds_of(player)
+        self.agent, self.rnd, self.player, self.ask, self.asked = agent, rnd, player, ask, asked
         self.legal: dict[str, bool] = {}
 
     def __contains__(self, kind) -> bool:
@@ -221,6 +234,16 @@ class _MovesByKind(dict):
     def targets(self, kind: str) -> list[tuple]:
         """The slots each legal move of this kind names (no Move is made for the many it does not choose)."""
         return self.ask.targets(self.player, kind)
+
+    def first(self, kind: str) -> Move | None:
+        """The first of its legal moves of this kind (None: it has none), the one a decider takes
+        when any will do; only that one is made. (Not for plucks: see get.)"""
+        if kind not in self:
+            return None
+        listed = dict.get(self, kind)
+        if listed is not None:
+            return listed[0]
+        return self.ask.first_move(self.player, kind, known_legal=True)
 
     def __missing__(self, kind: str) -> list[Move]:
         if kind not in self.asked:
