@@ -365,9 +365,11 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     figures = [figures_of_study(balance, index, players, seed, agents) if shared and index < 2 else
                gather(config, v, players, games, seed, agents, progress) for index, v in enumerate(variants)]
     phase = Phase("drawing the plots", "plots", enabled=progress)
-    images = plots(figures, out)
-    if balance is not None:
-        images.update(balance_plots(balance, out))
+    # the simulation's plots and the balance study's, side by side (each worker imports matplotlib)
+    images = {}
+    for drawn in in_forked_workers(_drawn, [("simulation", figures, out)] +
+                                   ([("balance", balance, out)] if balance is not None else [])):
+        images.update(drawn)
     phase.finish(f"{len(images)} plots")
     document = Document(variants, specs, editions, checks, differences, figures, images,
                         dict(games=games, players=players, seed=seed, agents=agents, shared=shared),
@@ -375,6 +377,11 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     path = out / ("report.html" if fmt == "html" else "report.md")
     path.write_text(document.html() if fmt == "html" else document.markdown(), encoding="utf-8")
     return path
+
+
+def _drawn(which: str, data, out: Path) -> dict:
+    """The files of one group of plots (in a worker of its own)."""
+    return plots(data, out) if which == "simulation" else balance_plots(data, out)
 
 
 def _checked(spec, edition, variant: str, bounds: Bounds, proofs: list, backwards: bool):
