@@ -38,8 +38,8 @@ from baobei.dsl.unparse import declaration
 HERE = Path(__file__).parent
 DSL_CODE = sorted((HERE.parent / "dsl").glob("*.py")) + [HERE.parent / "dsl" / "grammar.lark"]
 # the code an answer comes from: the checker's translation, the language's meaning of the spec
-CHECK_CODE = [HERE / f"{name}.py" for name in ("answers", "check", "effects", "sites", "symbolic", "translate",
-                                               "witness")] + [HERE.parent / "interpreter" / "moves.py"] + DSL_CODE
+CHECK_CODE = [HERE / f"{name}.py" for name in ("answers", "check", "effects", "sites", "smallest", "symbolic",
+                                               "translate", "witness")] + [HERE.parent / "interpreter" / "moves.py"] + DSL_CODE
 DIFF_CODE = CHECK_CODE + [HERE / "diff.py"]
 _VERSIONS: dict[str, str] = {}
 

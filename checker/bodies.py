@@ -573,7 +573,7 @@ class BodyComparer:
     def readable_model(self, segment: Segment, a: Stop, b: Stop, pending: list[Aspect]):
         """A model of the same difference on the smallest table, where the invariants hold when it
         can (a witness a round can show; the difference itself is not narrowed to them)."""
-        from .symbolic import small_model
+        from .smallest import small_model
         context = segment.path + segment.counts + a.path + b.path + [z3.Or([x.differ for x in pending])]
         if segment.likely:
             model = small_model([], context + segment.likely, segment.table)

@@ -22,7 +22,8 @@ from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 from . import parallel
 from .answers import Answers, Assumptions, Cone, Question, Reads, code_version, key_of, table_text
 from .sites import analyse, kind_context, resolve_context
-from .symbolic import NONE, Bounds, Situation, new_solver, small_model
+from .smallest import small_model
+from .symbolic import NONE, Bounds, Situation, new_solver
 from .translate import Translator
 from .witness import describe_model
 

@@ -27,7 +27,8 @@ from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .execute import derived
 from .parallel import in_forked_workers
 from .sites import analyse, kind_context, resolve_context
-from .symbolic import NONE, Bounds, Situation, new_solver, small_model
+from .smallest import small_model
+from .symbolic import NONE, Bounds, Situation, new_solver
 from .translate import Translator
 from .witness import Reader, describe_model, shown_pins
 

@@ -1,5 +1,6 @@
 """The terms the checker builds directly (checker/symbolic.py: if_, and_, or_, not_, eq_, ge_) mean
-what z3py's would (arith_ and sum_ are the very terms z3py makes), and fold only what is plain; the symbolic execution runs every power a queued
+what z3py's would (arith_ and sum_ are the very terms z3py makes, and so is a witness's wish of
+turn order, checker/smallest.py), and fold only what is plain; the symbolic execution runs every power a queued
 card can have (checker/execute.py: next_power)."""
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import itertools
 import z3
 
 from baobei.checker.execute import Executor, Frame
+from baobei.checker.smallest import marks_in_turn_order
 from baobei.checker.symbolic import (Bounds, Situation, and_, arith_, eq_, ge_, if_, int_, not_, number, or_, sum_,
                                      truth)
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
@@ -73,6 +75,19 @@ def test_what_is_plain_is_folded_and_nothing_else():
     assert _equivalent(if_(c, x, 1), z3.If(c, x, 1))
     r = z3.Real("r")
     assert _equivalent(if_(c, x, r), z3.If(c, x, r))
+
+
+def test_a_witness_wish_is_the_very_term_z3py_makes():
+    """The wish that cards moved by powers keep the order of the turns (checker/smallest.py) is
+    made with Z3's functions directly: the same term as z3py's, so the same witnesses."""
+    config = load_config(cwd=ROOT)
+    spec = load_spec(config, "fr")
+    state = Situation(spec, load_edition_for(config, spec), Bounds(3, 4))
+    cells = [(state.mturn[i][j], state.mseq[i][j]) for i in range(3) for j in range(4)]
+    expected = z3.And([z3.And((ta <= tb) == (qa <= qb), (tb <= ta) == (qb <= qa))
+                       for k, (ta, qa) in enumerate(cells) for tb, qb in cells[k + 1:]])
+    made = marks_in_turn_order(state)
+    assert made.eq(expected) and made.num_args() == 12 * 11 // 2
 
 
 def test_a_queued_card_runs_whichever_power_it_has():

@@ -1,0 +1,100 @@
+"""The smallest witness: a model of an answered query on the smallest table that has one, with
+as many of the wishes that make a table easy to read as Z3 can keep. Only witnesses use it, never
+a verdict (nor a proof: proofs.py's code does not include this file)."""
+from __future__ import annotations
+
+import z3
+
+from baobei.dsl import ast
+
+from .symbolic import NONE, RefV, Situation, SlotV, new_solver
+
+
+def smallness(situation: Situation) -> tuple[list[list], list]:
+    """For witnesses a person can read: table sizes to try, smallest first, and wishes
+    (variables at their initial values, no card moved by a power, nothing held, no change in
+    the running action, an early turn, cards moved in the order of the turns) to keep where
+    possible. A wish only chooses among the models of a query already answered: no verdict
+    depends on one. (Made again for each search: kept, its terms would keep their ids in Z3, and
+    Z3 would find other witnesses than the ones the same spec has given.)"""
+    s = situation
+    wishes = []
+    for name, decl in s.spec.vars.items():
+        init = decl.init
+        value = s.vars[name]
+        if isinstance(value, (SlotV, RefV)):
+            if isinstance(init, ast.NoneLit):
+                wishes.append(value.p == NONE if isinstance(value, SlotV) else value.how == NONE)
+            continue
+        if isinstance(init, ast.NoneLit):
+            wishes.append(value == NONE)
+        elif isinstance(init, (ast.BoolLit, ast.IntLit)):
+            wishes.append(value == init.value)
+    wishes += [s.mturn[i][j] == -1 for i in range(s.bounds.players) for j in range(s.bounds.slots)]
+    wishes += [s.hc == 0]
+    wishes += [z3.Not(flag) for flag in s.changed]
+    # early in the round: a witness at turn 17944 shows what an early turn shows as well
+    wishes += [s.ints["turn"] <= EARLY]
+    wishes.append(marks_in_turn_order(s))
+    tables = []
+    for players, slots in ((2, 3), (3, 3), (3, 4), (4, 5)):
+        if players <= s.bounds.players:
+            tables.append([s.np <= players] + [n <= slots for n in s.ns])
+    return tables + [[]], wishes
+
+
+EARLY = 3      # the turn a witness keeps to where it can
+
+
+def marks_in_turn_order(s: Situation):
+    """Cards moved by powers in the order of the turns: one sequence of powers a turn, so two
+    cards moved in one turn share a sequence and a later turn has a later one. The machinery
+    keeps it; it is a wish rather than an invariant because its pairs of slots would cost the
+    proofs ten times their time (the spec's invariants relate each card to the counters).
+    Made with Z3's own functions, in the order z3py would make the same terms (z3.And of
+    (ta <= tb) == (qa <= qb) ...): z3py's checks of every operand cost most of the time of a
+    witness's search, and the same terms made in the same order give the same witnesses."""
+    cells = [(s.mturn[i][j].as_ast(), s.mseq[i][j].as_ast())
+             for i in range(s.bounds.players) for j in range(s.bounds.slots)]
+    ctx = s.np.ctx
+    ref = ctx.ref()
+    le, eq, mk_and, Bool = z3.Z3_mk_le, z3.Z3_mk_eq, z3.Z3_mk_and, z3.BoolRef
+    pairs = []
+    for k, (ta, qa) in enumerate(cells):
+        for tb, qb in cells[k + 1:]:
+            # (each term held by its wrapper until its parent holds it)
+            t_ab, q_ab = Bool(le(ref, ta, tb), ctx), Bool(le(ref, qa, qb), ctx)
+            before = Bool(eq(ref, t_ab.ast, q_ab.ast), ctx)
+            t_ba, q_ba = Bool(le(ref, tb, ta), ctx), Bool(le(ref, qb, qa), ctx)
+            after = Bool(eq(ref, t_ba.ast, q_ba.ast), ctx)
+            array, size = z3.z3._to_ast_array([before, after])
+            pairs.append(Bool(mk_and(ref, size, array), ctx))
+    return z3.And(pairs)
+
+
+# Z3's resource count, not a timeout, bounds the search for a smaller witness: the same spec
+# then gives the same witness on a loaded machine as on an idle one (about 2 s here).
+SMALL_MODEL_RLIMIT = 30_000_000
+
+
+def small_model(base: list, assertions: list, situation: Situation, rlimit: int = SMALL_MODEL_RLIMIT):
+    """A model of base + assertions on the smallest table, keeping as many wishes as Z3 can
+    (unsatisfiable wishes are dropped by their unsat core). None when there is no model."""
+    tables, wishes = smallness(situation)
+    for table in tables:
+        solver = new_solver(*base, *assertions, *table, rlimit=rlimit)
+        solver.set("core.minimize", True)   # a smaller core drops fewer wishes
+        flags = [z3.Bool(f"wish_{i}") for i in range(len(wishes))]
+        solver.add(*[z3.Implies(f, w) for f, w in zip(flags, wishes)])
+        active = list(flags)
+        for _ in range(8):
+            result = solver.check(*active)
+            if result == z3.sat:
+                return solver.model()
+            if result != z3.unsat:
+                break
+            core = {str(c) for c in solver.unsat_core()}
+            if not core:
+                break
+            active = [f for f in active if str(f) not in core]
+    return None
