@@ -365,7 +365,9 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     figures = [figures_of_study(balance, index, players, seed, agents) if shared and index < 2 else
                gather(config, v, players, games, seed, agents, progress) for index, v in enumerate(variants)]
     phase = Phase("drawing the plots", "plots", enabled=progress)
-    # the simulation's plots and the balance study's, side by side (each worker imports matplotlib)
+    # the simulation's plots and the balance study's, side by side; matplotlib is imported here
+    # first, once (a missing one is told before any worker starts, and the workers inherit it)
+    _pyplot()
     images = {}
     for drawn in in_forked_workers(_drawn, [("simulation", figures, out)] +
                                    ([("balance", balance, out)] if balance is not None else [])):
