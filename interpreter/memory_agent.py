@@ -44,12 +44,12 @@ class MemoryAgent(Agent):
 
     def worth(self, rnd: Round, slot) -> float:
         card = slot_card(slot)
-        return card.kind.value if card is not None and card.seen & self.bit else self.average
+        return card.value if card is not None and card.seen & self.bit else self.average
 
     def worths(self, rnd: Round) -> dict:
         """worth() of every slot that holds a card, by slot (for a decider that weighs many moves)."""
         bit, average = self.bit, self.average
-        return {(owner, number): card.kind.value if card.seen & bit else average
+        return {(owner, number): card.value if card.seen & bit else average
                 for owner in rnd.players for number, card in enumerate(owner.layout, start=1) if card is not None}
 
     def own(self, rnd: Round):
@@ -68,7 +68,7 @@ class MemoryAgent(Agent):
             return []
         bit, family = self.bit, card.family
         return [(owner, number) for owner in rnd.players for number, known in enumerate(owner.layout, start=1)
-                if known is not None and known.seen & bit and known.kind.family == family]
+                if known is not None and known.family == family and known.seen & bit]
 
     # -- choosing -----------------------------------------------------------------------------
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
