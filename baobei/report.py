@@ -369,8 +369,8 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     # first, once (a missing one is told before any worker starts, and the workers inherit it)
     _pyplot()
     images = {}
-    for drawn in in_forked_workers(_drawn, [("simulation", figures, out)] +
-                                   ([("balance", balance, out)] if balance is not None else [])):
+    for drawn in in_forked_workers(_drawn, [(plots, figures, out)] +
+                                   ([(balance_plots, balance, out)] if balance is not None else [])):
         images.update(drawn)
     phase.finish(f"{len(images)} plots")
     document = Document(variants, specs, editions, checks, differences, figures, images,
@@ -381,9 +381,10 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     return path
 
 
-def _drawn(which: str, data, out: Path) -> dict:
-    """The files of one group of plots (in a worker of its own)."""
-    return plots(data, out) if which == "simulation" else balance_plots(data, out)
+def _drawn(group, data, out: Path) -> dict:
+    """The files of one group of plots, plots or balance_plots (in a worker of its own: the
+    fork hands it the function and the data, only the file names come back)."""
+    return group(data, out)
 
 
 def _checked(spec, edition, variant: str, bounds: Bounds, proofs: list, backwards: bool):
