@@ -25,12 +25,8 @@ class MemoryAgent(Agent):
     looked: tuple = ()       # the two slots of its last two-card look
 
     def new_round(self, rnd: Round) -> None:
-        deck = rnd.program.spec.cards
-        counts = {}
-        for player_card in rnd.deck + [c for p in rnd.players for c in p.layout if c is not None] + rnd.discard:
-            counts[player_card.kind.name] = counts.get(player_card.kind.name, 0) + 1
-        total = sum(counts.values()) or 1
-        self.average = sum(deck[name].value * count for name, count in counts.items()) / total
+        cards = rnd.deck + [c for p in rnd.players for c in p.layout if c is not None] + rnd.discard
+        self.average = sum(card.value for card in cards) / (len(cards) or 1)
         me = rnd.by_name.get(self.player)      # (absent from a tie-break round it does not play)
         self.bit = me.bit if me is not None else 0     # its bit in each card's `seen`
 
@@ -52,15 +48,18 @@ class MemoryAgent(Agent):
         return {(owner, number): card.value if card.seen & bit else average
                 for owner in rnd.players for number, card in enumerate(owner.layout, start=1) if card is not None}
 
-    def own(self, rnd: Round):
-        me = self.me(rnd)
-        return [s for s in me.places if slot_card(s) is not None]
-
-    def expected_total(self, rnd: Round) -> float:
-        return sum(self.worth(rnd, s) for s in self.own(rnd))
-
-    def unknown_own(self, rnd: Round) -> list:
-        return [s for s in self.own(rnd) if self.seen(rnd, s) is None]
+    def own_hand(self, rnd: Round) -> tuple[float, int]:
+        """Its expected total (worth() of each of its cards) and how many of its cards it does not know."""
+        bit, average = self.bit, self.average
+        total, unknown = 0, 0
+        for card in self.me(rnd).layout:
+            if card is not None:
+                if card.seen & bit:
+                    total += card.value
+                else:
+                    total += average
+                    unknown += 1
+        return total, unknown
 
     def matches(self, rnd: Round, card) -> list:
         """Face-down slots it knows hold a card of the same family."""
@@ -70,6 +69,17 @@ class MemoryAgent(Agent):
         return [(owner, number) for owner in rnd.players for number, known in enumerate(owner.layout, start=1)
                 if known is not None and known.family == family and known.seen & bit]
 
+    def knows_a_match(self, rnd: Round, card) -> bool:
+        """Whether matches() finds any (it stops at the first)."""
+        if card is None:
+            return False
+        bit, family = self.bit, card.family
+        for owner in rnd.players:
+            for known in owner.layout:
+                if known is not None and known.family == family and known.seen & bit:
+                    return True
+        return False
+
     # -- choosing -----------------------------------------------------------------------------
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
         ask = rnd.pending
@@ -77,7 +87,7 @@ class MemoryAgent(Agent):
             return None
         asked = ask.kinds_of(player)
         deciders = _deciders(asked)
-        if may_decline and deciders == _PLUCK_ONLY and not self.matches(rnd, rnd.ref.card):
+        if may_decline and deciders == _PLUCK_ONLY and not self.knows_a_match(rnd, rnd.ref.card):
             return None     # a pluck window where it knows no match (most of them): it lets it pass
         by_kind = _MovesByKind(self, rnd, player, ask, asked)
         for decide in deciders:
@@ -112,21 +122,37 @@ class MemoryAgent(Agent):
         return best
 
     def turn_action(self, rnd: Round, by_kind) -> Move | None:
-        if "draw" in by_kind or "take" in by_kind:
+        # which decision this is, by the kinds asked; a kind with no legal move lists no targets
+        asked = by_kind.asked
+        if "draw" in asked or "take" in asked:
             top = rnd.discard[-1].kind if rnd.discard else None
-            if top is not None and "take" in by_kind:
-                worst = max(by_kind.targets("take"), key=lambda targets: self.worth(rnd, targets[0]))
-                if top.value + 2 < self.worth(rnd, worst[0]):
+            if top is not None:
+                worst, worth = self.worst(by_kind.targets("take"))
+                if worst is not None and top.value + 2 < worth:
                     return Move(by_kind.player, "take", worst)
             return by_kind.first("draw")
-        if "keep" in by_kind or "discard" in by_kind:
+        if "keep" in asked or "discard" in asked:
             drawn = rnd.held[0].kind if rnd.held else None
-            if drawn is not None and "keep" in by_kind:
-                worst = max(by_kind.targets("keep"), key=lambda targets: self.worth(rnd, targets[0]))
-                if drawn.value + 1 < self.worth(rnd, worst[0]):
+            if drawn is not None:
+                worst, worth = self.worst(by_kind.targets("keep"))
+                if worst is not None and drawn.value + 1 < worth:
                     return Move(by_kind.player, "keep", worst)
             return by_kind.first("discard") or by_kind.first("keep")
         return None
+
+    def worst(self, choices: list[tuple]) -> tuple:
+        """(targets, worth) of the choice whose first slot it believes worth most (the first of
+        equals), (None, None) when there is none: worth() of each, read in place."""
+        bit, average = self.bit, self.average
+        worst, most = None, None
+        for targets in choices:
+            owner, number = targets[0]
+            layout = owner.layout
+            card = layout[number - 1] if 0 < number <= len(layout) else None
+            worth = card.value if card is not None and card.seen & bit else average
+            if most is None or worth > most:
+                worst, most = targets, worth
+        return worst, most
 
     def power(self, rnd: Round, by_kind) -> Move | None:
         me = self.me(rnd)
@@ -186,14 +212,15 @@ class MemoryAgent(Agent):
         return None
 
     def end_of_turn(self, rnd: Round, by_kind) -> Move | None:
-        if "bao" in by_kind and self.expected_total(rnd) <= self.bao_total and \
-                len(self.unknown_own(rnd)) <= self.bao_unknown:
+        # (its own hand first: it is cheaper to read than whether the rules allow a BAO now)
+        total, unknown = self.own_hand(rnd)
+        if total <= self.bao_total and unknown <= self.bao_unknown and "bao" in by_kind:
             return by_kind.first("bao")
         return by_kind.first("end")
 
     def follow_up(self, rnd: Round, by_kind) -> Move | None:
-        if "give" in by_kind:   # give away the worst card it has
-            worst = max(by_kind.targets("give"), key=lambda targets: self.worth(rnd, targets[0]))
+        worst, _ = self.worst(by_kind.targets("give"))
+        if worst is not None:   # give away the worst card it has
             return Move(by_kind.player, "give", worst)
         return by_kind.first("place") or by_kind.first("peek")
 
@@ -232,8 +259,9 @@ class _MovesByKind(dict):
         return legal
 
     def targets(self, kind: str) -> list[tuple]:
-        """The slots each legal move of this kind names (no Move is made for the many it does not choose)."""
-        return self.ask.targets(self.player, kind)
+        """The slots each legal move of this kind names (no Move is made for the many it does not
+        choose); none for a kind not asked of the player."""
+        return self.ask.targets(self.player, kind) if kind in self.asked else []
 
     def first(self, kind: str) -> Move | None:
         """The first of its legal moves of this kind (None: it has none), the one a decider takes
