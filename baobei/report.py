@@ -217,7 +217,8 @@ def balance_study(config: Config, variants: list[str], games: int, players: int,
     return run_study(Study(a, b, max(games, 2), players, tuple(agents), seed), workers=cores(), progress=progress)
 
 
-def balance_plots(findings, out: Path) -> dict[str, str]:
+def balance_forests(findings, out: Path) -> dict[str, str]:
+    """The balance study's rates and means: each difference with its interval."""
     plt = _pyplot()
     files = {}
     save = _saver(plt, out, files)
@@ -251,6 +252,16 @@ def balance_plots(findings, out: Path) -> dict[str, str]:
     else:
         files["balance-means"] = Empty(f"No mean of {a} differs from zero in {findings.played} games per variant, "
                                        f"so none can be shown as a share of it: nothing to plot.")
+    return files
+
+
+def balance_distributions(findings, out: Path) -> dict[str, str]:
+    """The balance study's distributions: the share of each bin, side by side (the costliest
+    plot of the report: a panel per distribution)."""
+    plt = _pyplot()
+    files = {}
+    save = _saver(plt, out, files)
+    a, b = findings.study.a.label, findings.study.b.label
     distributions = [row for row in findings.rows if row.metric.kind == "distribution" and row.comparison is not None]
     if not distributions:
         files["balance-distributions"] = Empty(f"No distribution could be compared in {findings.played} games per "
@@ -365,12 +376,15 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     figures = [figures_of_study(balance, index, players, seed, agents) if shared and index < 2 else
                gather(config, v, players, games, seed, agents, progress) for index, v in enumerate(variants)]
     phase = Phase("drawing the plots", "plots", enabled=progress)
-    # the simulation's plots and the balance study's, side by side; matplotlib is imported here
+    # three groups of plots side by side, the longest first: the balance study's distributions,
+    # the simulation's plots, the balance study's rates and means. matplotlib is imported here
     # first, once (a missing one is told before any worker starts, and the workers inherit it)
     _pyplot()
     images = {}
-    for drawn in in_forked_workers(_drawn, [(plots, figures, out)] +
-                                   ([(balance_plots, balance, out)] if balance is not None else [])):
+    groups = [(plots, figures, out)]
+    if balance is not None:
+        groups = [(balance_distributions, balance, out)] + groups + [(balance_forests, balance, out)]
+    for drawn in in_forked_workers(_drawn, groups):
         images.update(drawn)
     phase.finish(f"{len(images)} plots")
     document = Document(variants, specs, editions, checks, differences, figures, images,
@@ -382,8 +396,8 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
 
 
 def _drawn(group, data, out: Path) -> dict:
-    """The files of one group of plots, plots or balance_plots (in a worker of its own: the
-    fork hands it the function and the data, only the file names come back)."""
+    """The files of one group of plots: plots, balance_forests or balance_distributions (in a
+    worker of its own: the fork hands it the function and the data, only the file names come back)."""
     return group(data, out)
 
 
