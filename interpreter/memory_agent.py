@@ -109,6 +109,8 @@ class MemoryAgent(Agent):
         return [m for m in candidates if rnd.is_legal(m)]
 
     def pluck(self, rnd: Round, by_kind) -> Move | None:
+        if not self.knows_a_match(rnd, rnd.ref.card):
+            return None     # (most of the time: then no pluck is listed or judged)
         plucks = by_kind.get("pluck")
         if not plucks:
             return None
