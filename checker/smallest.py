@@ -9,14 +9,19 @@ from baobei.dsl import ast
 
 from .symbolic import NONE, RefV, Situation, SlotV, new_solver
 
+# The tables a witness is searched on, smallest first, as (players, slots per player); after
+# them, the whole table of the bounds.
+TABLES = ((2, 3), (3, 3), (3, 4), (4, 5))
+EARLY = 3      # the turn a witness keeps to where it can
 
-def smallness(situation: Situation) -> tuple[list[list], list]:
-    """For witnesses a person can read: table sizes to try, smallest first, and wishes
-    (variables at their initial values, no card moved by a power, nothing held, no change in
-    the running action, an early turn, cards moved in the order of the turns) to keep where
-    possible. A wish only chooses among the models of a query already answered: no verdict
-    depends on one. (Made again for each search: kept, its terms would keep their ids in Z3, and
-    Z3 would find other witnesses than the ones the same spec has given.)"""
+
+def smallness(situation: Situation) -> tuple[list[tuple[int, int]], list]:
+    """For witnesses a person can read: the tables to try, smallest first ((players, slots)),
+    and the wishes that hold on any of them (variables at their initial values, no card moved by
+    a power, nothing held, no change in the running action, an early turn) to keep where
+    possible; small_model adds the wish of each table that cards moved by powers keep the order
+    of the turns. A wish only chooses among the models of a query already answered: no verdict
+    depends on one."""
     s = situation
     wishes = []
     for name, decl in s.spec.vars.items():
@@ -35,27 +40,21 @@ def smallness(situation: Situation) -> tuple[list[list], list]:
     wishes += [z3.Not(flag) for flag in s.changed]
     # early in the round: a witness at turn 17944 shows what an early turn shows as well
     wishes += [s.ints["turn"] <= EARLY]
-    wishes.append(marks_in_turn_order(s))      # (last: small_model drops it last)
-    tables = []
-    for players, slots in ((2, 3), (3, 3), (3, 4), (4, 5)):
-        if players <= s.bounds.players:
-            tables.append([s.np <= players] + [n <= slots for n in s.ns])
-    return tables + [[]], wishes
+    tables = [(players, slots) for players, slots in TABLES if players <= s.bounds.players]
+    return tables + [(s.bounds.players, s.bounds.slots)], wishes
 
 
-EARLY = 3      # the turn a witness keeps to where it can
-
-
-def marks_in_turn_order(s: Situation):
-    """Cards moved by powers in the order of the turns: one sequence of powers a turn, so two
-    cards moved in one turn share a sequence and a later turn has a later one. The machinery
-    keeps it; it is a wish rather than an invariant because its pairs of slots would cost the
-    proofs ten times their time (the spec's invariants relate each card to the counters).
-    Made with Z3's own functions, in the order z3py would make the same terms (z3.And of
-    (ta <= tb) == (qa <= qb) ...): z3py's checks of every operand cost most of the time of a
-    witness's search, and the same terms made in the same order give the same witnesses."""
-    cells = [(s.mturn[i][j].as_ast(), s.mseq[i][j].as_ast())
-             for i in range(s.bounds.players) for j in range(s.bounds.slots)]
+def marks_in_turn_order(s: Situation, players: int | None = None, slots: int | None = None):
+    """Cards moved by powers in the order of the turns, on the table's first `players` players
+    and `slots` slots (default: all of them): one sequence of powers a turn, so two cards moved
+    in one turn share a sequence and a later turn has a later one. The machinery keeps it; it is
+    a wish rather than an invariant because its pairs of slots would cost the proofs ten times
+    their time (the spec's invariants relate each card to the counters). Made with Z3's own
+    functions, the term z3py would make (z3.And of (ta <= tb) == (qa <= qb) ...): z3py's checks
+    of every operand cost most of the time of a witness's search at six players."""
+    players = s.bounds.players if players is None else players
+    slots = s.bounds.slots if slots is None else slots
+    cells = [(s.mturn[i][j].as_ast(), s.mseq[i][j].as_ast()) for i in range(players) for j in range(slots)]
     ctx = s.np.ctx
     ref = ctx.ref()
     le, eq, mk_and, Bool = z3.Z3_mk_le, z3.Z3_mk_eq, z3.Z3_mk_and, z3.BoolRef
@@ -82,13 +81,17 @@ def small_model(base: list, assertions: list, situation: Situation, rlimit: int 
     (unsatisfiable wishes are dropped by their unsat core). None when there is no model.
     The core is Z3's first, not a minimal one: minimizing it cost 40% of the search. A first
     core may hold wishes it need not, so the last wish, that cards moved by powers keep the
-    order of the turns (a table without it cannot occur in a round), is dropped only when a
-    core holds no other wish."""
+    order of the turns (a table without it cannot occur in a round; made for the table tried,
+    whose slots are all a witness shows), is dropped only when a core holds no other wish."""
     tables, wishes = smallness(situation)
-    for table in tables:
+    s = situation
+    for players, slots in tables:
+        table = [] if (players, slots) == (s.bounds.players, s.bounds.slots) else \
+            [s.np <= players] + [n <= slots for n in s.ns]
+        here = wishes + [marks_in_turn_order(s, players, slots)]
         solver = new_solver(*base, *assertions, *table, rlimit=rlimit)
-        flags = [z3.Bool(f"wish_{i}") for i in range(len(wishes))]
-        solver.add(*[z3.Implies(f, w) for f, w in zip(flags, wishes)])
+        flags = [z3.Bool(f"wish_{i}") for i in range(len(here))]
+        solver.add(*[z3.Implies(f, w) for f, w in zip(flags, here)])
         active, last = list(flags), str(flags[-1])
         for _ in range(16):
             result = solver.check(*active)

@@ -79,7 +79,8 @@ def test_what_is_plain_is_folded_and_nothing_else():
 
 def test_a_witness_wish_is_the_very_term_z3py_makes():
     """The wish that cards moved by powers keep the order of the turns (checker/smallest.py) is
-    made with Z3's functions directly: the same term as z3py's, so the same witnesses."""
+    made with Z3's functions directly: the very term z3py makes, on the whole table or on the
+    first players and slots a witness search tries."""
     config = load_config(cwd=ROOT)
     spec = load_spec(config, "fr")
     state = Situation(spec, load_edition_for(config, spec), Bounds(3, 4))
@@ -88,6 +89,11 @@ def test_a_witness_wish_is_the_very_term_z3py_makes():
                        for k, (ta, qa) in enumerate(cells) for tb, qb in cells[k + 1:]])
     made = marks_in_turn_order(state)
     assert made.eq(expected) and made.num_args() == 12 * 11 // 2
+    corner = [(state.mturn[i][j], state.mseq[i][j]) for i in range(2) for j in range(3)]
+    expected = z3.And([z3.And((ta <= tb) == (qa <= qb), (tb <= ta) == (qb <= qa))
+                       for k, (ta, qa) in enumerate(corner) for tb, qb in corner[k + 1:]])
+    made = marks_in_turn_order(state, 2, 3)
+    assert made.eq(expected) and made.num_args() == 6 * 5 // 2
 
 
 def test_a_queued_card_runs_whichever_power_it_has():
