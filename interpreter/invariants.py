@@ -1,9 +1,10 @@
 """Properties that must hold after every move of any game (checked in random play).
 
 These check the machinery and the spec together: card conservation, one place
-per card, the shield against opponents, knowledge that is true, the spec's own
-`invariant` declarations, and that a turn-start state survives being written
-out as a scenario table and read back.
+per card, the shield against opponents, the spec's own `invariant` declarations,
+and that a turn-start state survives being written out as a scenario table and
+read back. (What a player knows is a bit on the card itself, so it follows the
+card wherever it goes and cannot become false: there is nothing to check.)
 """
 from __future__ import annotations
 
@@ -37,7 +38,6 @@ class Watch:
         where = f"after '{move}'"
         self.cards(rnd, where)
         self.shield(rnd, where)
-        self.knowledge(rnd, where)
         self.spec_invariants(rnd, where)
 
     def cards(self, rnd: Round, where: str) -> None:
@@ -51,15 +51,6 @@ class Watch:
         for owner, agent in rnd.breaches[self._seen_changes:]:
             raise InvariantBroken(f"{where}: {agent.name} changed {owner.name}'s shielded layout")
         self._seen_changes = len(rnd.breaches)
-
-    def knowledge(self, rnd: Round, where: str) -> None:
-        for player, known in zip(rnd.players, rnd.known):
-            for (owner, number), kind in known.items():
-                layout = rnd.players[owner].layout
-                card = layout[number - 1] if 0 < number <= len(layout) else None
-                if card is None or card.kind != kind:
-                    raise InvariantBroken(f"{where}: {player.name} believes {rnd.players[owner].name}.{number} "
-                                          f"is {kind.name}, but it is {card.kind.name if card else 'empty'}")
 
     def spec_invariants(self, rnd: Round, where: str) -> None:
         C = rnd.pending.C if rnd.pending is not None else Ctx()   # the decision's own context (its power)

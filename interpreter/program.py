@@ -67,7 +67,7 @@ class Program:
         self.sites = module.SITES                    # every ask site (legality.Site), by its index
         self.recycle = module.PROCEDURES["recycle"][0]
         self.action_end = module.PROCEDURES["action_end"][0]
-        self._lambdas = 0
+        self._lambdas: dict = {}     # id(expr) -> (expr, its function): each compiled once
 
     def define(self, name: str):
         """The function (S, C, *arguments) of a definition."""
@@ -79,7 +79,11 @@ class Program:
 
     def lambda_(self, expr: ast.Expr):
         """A function (S, C, L) -> value of any expression of the spec on a round, in a move's
-        context (C), with the names L gives for locals (invariants, witness search, why)."""
+        context (C), with the names L gives for locals (invariants, witness search, why).
+        Compiled once per expression (random play watches the spec's invariants every round)."""
+        found = self._lambdas.get(id(expr))
+        if found is not None and found[0] is expr:
+            return found[1]
         from .expressions import Compiler, Env, context_of
         compiler = Compiler(self.spec, {role: fn.__name__ for role, fn in self.fires})
         names = {}
@@ -87,12 +91,13 @@ class Program:
             if isinstance(node, ast.Name) and node.ref and node.ref[0] == "local":
                 names[node.name] = _local(node)
         code = compiler.expr(expr, Env(names=names, context=context_of("C")))
-        self._lambdas += 1
-        name = f"lambda_{self._lambdas}"
+        name = f"lambda_{len(self._lambdas) + 1}"
         source = "\n".join([f"def {name}(S, C, L):"] + ["    " + line for line in code.lines] +
                            [f"    return {code.value}"])
         exec(compile(source, f"<expression {name}>", "exec"), self.ns)
-        return self.ns.pop(name)
+        function = self.ns.pop(name)
+        self._lambdas[id(expr)] = (expr, function)     # (the expression kept: its id is not reused)
+        return function
 
 
 def _round_class(var_names: tuple[str, ...]):
