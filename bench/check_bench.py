@@ -39,10 +39,7 @@ def timed(arguments: list[str], folder: Path) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds of the command and its workers, exit code)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    # Python's bytecode read, as an installed package has it (main() writes it first; a
-    # PYTHONDONTWRITEBYTECODE of the shell would compile every module on every run: 0.15 s more)
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    done = subprocess.run(BAOBEI + arguments, cwd=ROOT, env={**env, "BAOBEI_CACHE": str(folder)},
+    done = subprocess.run(BAOBEI + arguments, cwd=ROOT, env={**READING_BYTECODE, "BAOBEI_CACHE": str(folder)},
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -53,6 +50,9 @@ def timed(arguments: list[str], folder: Path) -> tuple[float, float, int]:
 
 
 PACKAGES = ("baobei", "checker", "dsl", "interpreter")
+# the environment of every timed run: a PYTHONDONTWRITEBYTECODE of the shell would have each run
+# compile every module (0.15-0.25 s), which an installed package never does
+READING_BYTECODE = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
 ANSWERS = ("answer-", "play-", "search-")     # what the answers cache keeps (checker/answers.py, play.py, scenarios.py)
 
 

@@ -21,7 +21,8 @@ def smallness(situation: Situation) -> tuple[list[tuple[int, int]], list]:
     a power, nothing held, no change in the running action, an early turn) to keep where
     possible; small_model adds the wish of each table that cards moved by powers keep the order
     of the turns. A wish only chooses among the models of a query already answered: no verdict
-    depends on one."""
+    depends on one. (Made again for each search: kept, its terms would keep their ids in Z3, and
+    Z3 would find other witnesses than the ones the same spec has given.)"""
     s = situation
     wishes = []
     for name, decl in s.spec.vars.items():

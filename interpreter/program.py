@@ -82,7 +82,7 @@ class Program:
         context (C), with the names L gives for locals (invariants, witness search, why).
         Compiled once per expression (random play watches the spec's invariants every round)."""
         found = self._lambdas.get(id(expr))
-        if found is not None and found[0] is expr:
+        if found is not None:
             return found[1]
         from .expressions import Compiler, Env, context_of
         compiler = Compiler(self.spec, {role: fn.__name__ for role, fn in self.fires})
@@ -96,7 +96,7 @@ class Program:
                            [f"    return {code.value}"])
         exec(compile(source, f"<expression {name}>", "exec"), self.ns)
         function = self.ns.pop(name)
-        self._lambdas[id(expr)] = (expr, function)     # (the expression kept: its id is not reused)
+        self._lambdas[id(expr)] = (expr, function)     # (the expression kept, so its id is never reused)
         return function
 
 
