@@ -19,10 +19,10 @@ def smallness(situation: Situation) -> tuple[list[tuple[int, int]], list]:
     """For witnesses a person can read: the tables to try, smallest first ((players, slots)),
     and the wishes that hold on any of them (variables at their initial values, no card moved by
     a power, nothing held, no change in the running action, an early turn) to keep where
-    possible; small_model adds the wish of each table that cards moved by powers keep the order
-    of the turns. A wish only chooses among the models of a query already answered: no verdict
-    depends on one. (Made again for each search: kept, its terms would keep their ids in Z3, and
-    Z3 would find other witnesses than the ones the same spec has given.)"""
+    possible; small_model adds the facts of a table that can occur (facts_of_a_round). A wish
+    only chooses among the models of a query already answered: no verdict depends on one. (Made
+    again for each search: kept, its terms would keep their ids in Z3, and Z3 would find other
+    witnesses than the ones the same spec has given.)"""
     s = situation
     wishes = []
     for name, decl in s.spec.vars.items():
@@ -43,6 +43,16 @@ def smallness(situation: Situation) -> tuple[list[tuple[int, int]], list]:
     wishes += [s.ints["turn"] <= EARLY]
     tables = [(players, slots) for players, slots in TABLES if players <= s.bounds.players]
     return tables + [(s.bounds.players, s.bounds.slots)], wishes
+
+
+def facts_of_a_round(s: Situation, players: int, slots: int) -> list:
+    """What every table of a round has and the proofs do not state, on a table of `players`
+    players and `slots` slots: cards moved by powers in the order of the turns, and each slot
+    variable naming no slot or a slot of its owner's layout (a layout never shrinks, so a slot a
+    round names is on the table; the bounds alone allow one past any layout)."""
+    values = list(s.vars.values()) + [value for each in s.pvars.values() for value in each]
+    return [marks_in_turn_order(s, players, slots)] + \
+        [z3.Or(value.p == NONE, s.slot_exists(value)) for value in values if isinstance(value, SlotV)]
 
 
 def marks_in_turn_order(s: Situation, players: int | None = None, slots: int | None = None):
@@ -81,19 +91,19 @@ def small_model(base: list, assertions: list, situation: Situation, rlimit: int 
     """A model of base + assertions on the smallest table, keeping as many wishes as Z3 can
     (unsatisfiable wishes are dropped by their unsat core). None when there is no model.
     The core is Z3's first, not a minimal one: minimizing it cost 40% of the search. A first
-    core may hold wishes it need not, so the last wish, that cards moved by powers keep the
-    order of the turns (a table without it cannot occur in a round; made for the table tried,
-    whose slots are all a witness shows), is dropped only when a core holds no other wish."""
+    core may hold wishes it need not, so the facts of a round (facts_of_a_round: a table without
+    them cannot occur) are dropped only when a core holds no other wish, and then only on the
+    whole table of the bounds: on a smaller one, the next table is tried instead."""
     tables, wishes = smallness(situation)
     s = situation
     for players, slots in tables:
-        table = [] if (players, slots) == (s.bounds.players, s.bounds.slots) else \
-            [s.np <= players] + [n <= slots for n in s.ns]
-        here = wishes + [marks_in_turn_order(s, players, slots)]
+        whole = (players, slots) == (s.bounds.players, s.bounds.slots)
+        table = [] if whole else [s.np <= players] + [n <= slots for n in s.ns]
+        here = wishes + facts_of_a_round(s, players, slots)
         solver = new_solver(*base, *assertions, *table, rlimit=rlimit)
         flags = [z3.Bool(f"wish_{i}") for i in range(len(here))]
         solver.add(*[z3.Implies(f, w) for f, w in zip(flags, here)])
-        active, last = list(flags), str(flags[-1])
+        active, facts = list(flags), {str(f) for f in flags[len(wishes):]}
         for _ in range(16):
             result = solver.check(*active)
             if result == z3.sat:
@@ -101,8 +111,10 @@ def small_model(base: list, assertions: list, situation: Situation, rlimit: int 
             if result != z3.unsat:
                 break
             core = {str(c) for c in solver.unsat_core()}
-            if len(core) > 1:
-                core.discard(last)
+            if core - facts:
+                core -= facts
+            elif not whole:
+                break       # (this table cannot have them: a larger one may)
             if not core:
                 break
             active = [f for f in active if str(f) not in core]

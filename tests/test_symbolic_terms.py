@@ -9,8 +9,8 @@ import itertools
 import z3
 
 from baobei.checker.execute import Executor, Frame
-from baobei.checker.smallest import marks_in_turn_order
-from baobei.checker.symbolic import (Bounds, Situation, and_, arith_, eq_, ge_, if_, int_, not_, number, or_, sum_,
+from baobei.checker.smallest import marks_in_turn_order, small_model
+from baobei.checker.symbolic import (NONE, Bounds, Situation, and_, arith_, eq_, ge_, if_, int_, not_, number, or_, sum_,
                                      truth)
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
@@ -94,6 +94,23 @@ def test_a_witness_wish_is_the_very_term_z3py_makes():
                        for k, (ta, qa) in enumerate(corner) for tb, qb in corner[k + 1:]])
     made = marks_in_turn_order(state, 2, 3)
     assert made.eq(expected) and made.num_args() == 6 * 5 // 2
+
+
+def test_a_witness_names_only_slots_of_its_table():
+    """A question that puts a slot variable on a fourth slot gets a witness whose variable names
+    a slot of its owner's layout, on a table with four slots (the smaller tables tried first have
+    three): the bounds alone allow a slot one past any layout, and a table a round cannot have is
+    no witness (checker/smallest.py: facts_of_a_round)."""
+    config = load_config(cwd=ROOT)
+    spec = load_spec(config, "fr")
+    state = Situation(spec, load_edition_for(config, spec), Bounds(3, 4))
+    for name in ("looked1", "looked2", "freed"):
+        slot = state.vars[name]
+        model = small_model(state.constraints(), [slot.p != NONE, slot.n == 4], state)
+        owner = model.eval(slot.p, model_completion=True).as_long()
+        number = model.eval(slot.n, model_completion=True).as_long()
+        size = model.eval(state.ns[owner], model_completion=True).as_long()
+        assert 1 <= number <= size, (name, owner, number, size)
 
 
 def test_a_queued_card_runs_whichever_power_it_has():
