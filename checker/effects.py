@@ -18,6 +18,7 @@ import z3
 
 from baobei.dsl import ast
 
+from .answers import code_version, key_of
 from .symbolic import NONE, SlotV, Situation
 from .translate import Translator
 
@@ -116,6 +117,27 @@ def _derived(situation: Situation, card=None, hc=None, held=None, vars_=None) ->
     return derived
 
 
+@dataclass
+class _Obligation:
+    """A precondition where a handler uses a primitive: `query` has a situation where it fails."""
+    where: str
+    what: str
+    kind: str
+    query: list
+    set_before: bool     # an operand reads a spec variable: a failure there is checked in play
+
+    @property
+    def label(self) -> str:
+        return f"effect {self.what} in on {self.kind}"
+
+    def result(self, checker, status: str, model) -> EffectResult:
+        verdict = {"unsat": "proved", "sat": "violated"}.get(status, "unknown")
+        if verdict == "violated" and self.set_before:
+            verdict, model = "in play", None   # set by an earlier move's handler: checked in play
+        return EffectResult(self.where, self.what, verdict,
+                            checker.witness(model, self.kind) if model is not None else None)
+
+
 class Executor:
     """Runs a handler's statements on symbolic tables, checking each primitive's precondition."""
 
@@ -123,7 +145,7 @@ class Executor:
         self.checker = checker
         self.spec = checker.spec
         self.kind = kind
-        self.results: list[EffectResult] = []
+        self.obligations: list[_Obligation] = []
         base_tr = checker.tr
         legal = base_tr.legal(kind)[0]
         self.start = checker.move_context(kind) + [legal]
@@ -152,13 +174,11 @@ class Executor:
         return Translator(self.spec, s).expr(e, env)
 
     def check(self, stmt, what: str, precondition, s: Situation, path: list, operands=()) -> None:
-        status, model = self.checker.solve(self.start + path + [z3.Not(precondition)],
-                                           f"effect {what} in on {self.kind}")
-        verdict = {"unsat": "proved", "sat": "violated"}.get(status, "unknown")
-        if verdict == "violated" and any(_reads_a_variable(o) for o in operands):
-            verdict, model = "in play", None   # set by an earlier move's handler: checked in play
-        self.results.append(EffectResult(f"on {self.kind}: {stmt.loc}", what, verdict,
-                                         self.checker.witness(model, self.kind) if model is not None else None))
+        """An obligation: the precondition holds here on every path (effects_keep_cards solves
+        them all once the handlers have run)."""
+        self.obligations.append(_Obligation(f"on {self.kind}: {stmt.loc}", what, self.kind,
+                                            self.start + path + [z3.Not(precondition)],
+                                            any(_reads_a_variable(o) for o in operands)))
 
     def stmt(self, stmt, s: Situation, env: dict, path: list, depth: int):
         t = Translator(self.spec, s)
@@ -289,8 +309,23 @@ def handlers_read(checker) -> tuple:
     return cone, where
 
 
+def conserving_primitives(checker) -> list[EffectResult]:
+    """primitives_conserve's results, kept apart in the answers: they depend on the number of
+    card kinds alone, so every variant with the same cards reads them there."""
+    kinds = len(checker.situation.ix.cards)
+    key = key_of(code_version(), checker.timeout_ms, "primitives conserve cards", kinds)
+    found = checker.answers.get(key)
+    if found is not None:
+        return [EffectResult(**result) for result in found["results"]]
+    results = primitives_conserve(kinds, checker.timeout_ms)
+    if all(result.status != "unknown" for result in results):
+        checker.answers.keep(key, {"results": [result.__dict__ for result in results]})
+    return results
+
+
 def effects_keep_cards(checker) -> list[EffectResult]:
-    results = primitives_conserve(len(checker.situation.ix.cards), checker.timeout_ms)
+    results = conserving_primitives(checker)
+    obligations = []
     for kind, handler in checker.spec.handlers.items():
         if not any(isinstance(s, MOVES_CARDS) or isinstance(s, (ast.CallProc, ast.If, ast.For))
                    for s in handler.body):
@@ -299,7 +334,18 @@ def effects_keep_cards(checker) -> list[EffectResult]:
             continue
         executor = Executor(checker, kind)
         executor.run(handler.body)
-        results += executor.results
+        obligations += executor.obligations
+    # an operand set by an earlier move usually can fail here (it is checked in play): asked alone,
+    # the others all at once, as they usually all hold
+    answers = {}
+    for index, obligation in enumerate(obligations):
+        if obligation.set_before:
+            answers[index] = checker.solve(obligation.query, obligation.label)
+    rest = [index for index in range(len(obligations)) if index not in answers]
+    together = checker.solve_together([(obligations[index].query, obligations[index].label)
+                                       for index in rest])
+    answers.update(zip(rest, together))
+    results += [obligation.result(checker, *answers[index]) for index, obligation in enumerate(obligations)]
     return _merge(results)
 
 

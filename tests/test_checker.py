@@ -89,6 +89,25 @@ def test_an_edition_with_two_negative_cards_breaks_the_claim(spec_copy):
     assert sum(cards.count("golden_toucan") for cards in layouts.values()) == 2
 
 
+def test_a_precondition_that_can_fail_is_found_among_those_that_hold(spec_copy):
+    """The effects' obligations are asked together (Checker.solve_together): the one an edit
+    breaks is violated, with a table where it fails, and every other keeps its verdict."""
+    before = {(r.where, r.what): r.status for r in checked_copy(spec_copy, "fr", SMALL).effects}
+    edit(spec_copy / "core" / "round.bao", "discard_size > 0 and target.owner == actor and target.occupied",
+         "discard_size > 0 and target.owner == actor")
+    report = checked_copy(spec_copy, "fr", SMALL)
+    after = {(r.where, r.what): r for r in report.effects}
+    broken = [key for key, r in after.items() if r.status == "violated"]
+    assert [what for _, what in broken] == ["discard target: the slot holds a card"]
+    assert broken[0][0].startswith("on take")
+    assert {key: r.status for key, r in after.items() if key not in broken} == \
+        {key: status for key, status in before.items() if key not in broken}
+    assert set(before.values()) == {"proved", "in play"}
+    witness = after[broken[0]].witness
+    assert "take" in witness["move"] and "_" in witness["layouts"][witness["move"].split(":")[0]], witness
+    assert [name for name, status, _ in report.claims if status == "fails"] == ["cards.each_in_one_place"]
+
+
 def test_an_undecided_query_is_reported_not_passed(config):
     report = checked(config, "fr", Bounds(3, 6), timeout_ms=1)
     unknown = [f for f in report.findings if f.kind == "unknown"]
