@@ -65,14 +65,15 @@ def proof_slots(bounds, edition, players: int) -> int:
     return max(bounds.slots, edition.deal.get(players, 0) + 1)
 
 
-def proof_key(spec, edition, bounds, players: int, timeout_ms: int) -> str | None:
+def proof_key(spec, edition, bounds, players: int, timeout_ms: int, reads: str | None = None) -> str | None:
     """The cache key of one proof: what the spec's declarations say (a copy elsewhere, or an edit
     of citations and claims, asks the same question), the edition's values, the tables, the
-    timeout and the code (None: a spec not read from files is proved every time)."""
+    timeout and the code (None: a spec not read from files is proved every time). `reads`:
+    proof_reads(spec), when the caller has it (it is the same at every table size)."""
     if not spec.content:
         return None
     values = (edition.deck, sorted(edition.deal.items()), sorted(edition.threshold.items()))
-    return cache.digest(code_version(), proof_reads(spec), repr(values),
+    return cache.digest(code_version(), reads if reads is not None else proof_reads(spec), repr(values),
                         repr((proof_slots(bounds, edition, players), bounds.held, players, timeout_ms)))
 
 
@@ -197,7 +198,8 @@ def prove_all(specs: list, bounds, timeout_ms: int, use_cache: bool = True,
     from baobei.interpreter.progress import Phase
     from .parallel import in_forked_workers
     jobs = [(index, players) for index in range(len(specs)) for players in range(2, bounds.players + 1)]
-    keys = {job: proof_key(*specs[job[0]], bounds, job[1], timeout_ms) for job in jobs}
+    reads = [proof_reads(spec) if spec.content else None for spec, _ in specs]
+    keys = {job: proof_key(*specs[job[0]], bounds, job[1], timeout_ms, reads[job[0]]) for job in jobs}
     found = {job: cached_proof(keys[job], specs[job[0]][0]) if use_cache else None for job in jobs}
     # the largest tables first: the last proofs to finish are then small ones, and no core idles long
     missing = sorted((job for job in jobs if found[job] is None), key=lambda job: -job[1])
