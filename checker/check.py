@@ -256,7 +256,7 @@ class Checker:
         if likely:
             model = self.on_a_small_table(assertions)
             if model is not None:
-                self.models.setdefault(what.split(":")[0], []).append(model)
+                self.remember(what, model)
                 return "sat", model
         solver = self.new_solver(*base, *assertions)
         self.report.queries += 1
@@ -264,7 +264,7 @@ class Checker:
         model = solver.model() if result == z3.sat else None
         reason = solver.reason_unknown() if result == z3.unknown else ""
         if result == z3.sat:
-            self.models.setdefault(what.split(":")[0], []).append(model)
+            self.remember(what, model)
             return "sat", (self.smaller(assertions) or self.whole_model(base, assertions, model)) if witness else model
         if result == z3.unsat:
             return "unsat", None
@@ -272,6 +272,10 @@ class Checker:
         self.report.findings.append(Finding("unknown", what, f"Z3 could not decide this query ({reason})",
                                             query=what))
         return "unknown", None
+
+    def remember(self, what: str, model) -> None:
+        """Keep a satisfying situation under the decision the query names (before its ':')."""
+        self.models.setdefault(what.split(":")[0], []).append(model)
 
     def solve_together(self, queries: list[tuple[list, str]]) -> list[tuple[str, object]]:
         """solve() of each (assertions, what), for queries expected to have no situation: one
@@ -295,7 +299,7 @@ class Checker:
                 met = [index for index, term in zip(pending, terms)
                        if z3.is_true(model.eval(term, model_completion=True))]
                 for index in met:
-                    self.models.setdefault(queries[index][1].split(":")[0], []).append(model)
+                    self.remember(queries[index][1], model)
                     answers[index] = ("sat", model)
                 pending = [index for index in pending if index not in met]
             else:
