@@ -9,7 +9,7 @@ from baobei.dsl.schema import DECLINE_KINDS
 
 from .engine import Round
 from .moves import Move
-from .state import Rng
+from .state import EMPTY_CTX, Rng
 
 
 class Agent:
@@ -40,7 +40,7 @@ class RandomAgent(Agent):
 
     def choose(self, rnd: Round, player, may_decline: bool) -> Move | None:
         uniform = self.uniform
-        if may_decline and uniform() < 0.5:
+        if may_decline and uniform() < DECLINE_RATE:
             return None  # in a window, half the time it lets the card go
         ask = rnd.pending
         site = ask.site
@@ -51,8 +51,78 @@ class RandomAgent(Agent):
         return draw(rnd, ask.C, player, ask, uniform)
 
 
+class Table:
+    """How the players of a round decide, as the decision loop (Round.play_trusted) asks them: a
+    plan per ask site, a function (round, context, player, ask, uniform) -> Move or None, made
+    the first time the site asks and kept in `one` (one player asked) or `several` (several
+    players asked; called with player None). `uniform`: the random draws the plans are given."""
+
+    uniform = None
+
+    def __init__(self):
+        self.one: dict = {}
+        self.several: dict = {}
+
+    def one_plan(self, site):
+        raise NotImplementedError
+
+    def several_plan(self, site):
+        raise NotImplementedError
+
+    def decide(self, rnd: Round, ask) -> Move | None:
+        actor, site = ask.actor, ask.site
+        if actor is not None:
+            plan = self.one.get(site) or self.one_plan(site)
+        else:
+            plan = self.several.get(site) or self.several_plan(site)
+        return plan(rnd, ask.C, actor, ask, self.uniform)
+
+
+class RandomTable(Table):
+    """Every player a random agent drawing from the game's one generator: the loop calls the
+    random agent's plans itself, not each agent's choose (a call less per decision; the same
+    draws in the same order, so the same games). A window (anyone may act) goes round the
+    players in the order of priority, each declining half the time, as decide (game.py) does
+    with the agents; other asks of several players are left to `by_agents(ask)`."""
+
+    def __init__(self, uniform, by_agents):
+        super().__init__()
+        self.uniform = uniform
+        self.by_agents = lambda rnd, C, player, ask, uniform: by_agents(ask)
+
+    def one_plan(self, site):
+        plan = self.one[site] = site.kept.get(_PLANS[False]) or _kept(site, False)
+        return plan
+
+    def several_plan(self, site):
+        plan = self.several[site] = _window(site) if site.asker == "anyone" else self.by_agents
+        return plan
+
+
+def _window(site):
+    """A table of random agents at a window of this site: the first player in the order of
+    priority who does not decline draws the move; nobody: the site's free decline, else the
+    first who may decline (Ask.first_decline). Alone, a player does not decline."""
+    alone = site.kept.get(_PLANS[False]) or _kept(site, False)
+    draw = site.kept.get(_PLANS[True]) or _kept(site, True)
+    free = site.free_decline
+
+    def plan(rnd: Round, C, _, ask, uniform) -> Move | None:
+        actors = rnd.orders.get(rnd.active) or rnd.program.by_priority(rnd, EMPTY_CTX, rnd.players)
+        if len(actors) == 1:
+            return alone(rnd, C, actors[0], ask, uniform)
+        for actor in actors:
+            if uniform() >= DECLINE_RATE:     # (as RandomAgent.choose draws it)
+                move = draw(rnd, C, actor, ask, uniform)
+                if move is not None:
+                    return move
+        return Move(actors[0], free) if free is not None else ask.first_decline(actors)
+    return plan
+
+
 _PLANS = ("random", "random, may decline")     # the names of the random agent's plans in Site.kept
 BAO_RATE = 0.05        # how often the random agent calls BAO where it may
+DECLINE_RATE = 0.5     # how often it lets a card go in a window
 
 
 def _kept(site, may_decline: bool):

@@ -134,21 +134,19 @@ class Round(State, Judge):
         if ask is not None and self.trace is not None:
             self._waiting()
 
-    def play_trusted(self, choose: dict, several, on_move=None, limit: int = 0, watched=None) -> int:
-        """Play to the end of the round the moves the agents give, each one of the pending
-        decision's legal moves (so none is judged again): `choose[player](round, player, False)`
-        where one player is asked, `several(ask)` where several are (a pluck window).
-        `on_move(round, move)` after each (of the kinds in `watched`, when given). The number of
-        moves played; more than `limit` (if given) is an error. This is apply's and _resume's work,
-        written out in one loop: random play spends its time here."""
+    def play_trusted(self, table, on_move=None, limit: int = 0, watched=None) -> int:
+        """Play to the end of the round the moves the players' plans give (agents.Table), each
+        one of the pending decision's legal moves (so none is judged again). `on_move(round,
+        move)` after each (of the kinds in `watched`, when given). The number of moves played;
+        more than `limit` (if given) is an error. This is apply's and _resume's work, written out
+        in one loop: random play spends its time here."""
         if self.trace is None and on_move is None:
-            return self._play_plainly(choose, several, limit)
+            return self._play_plainly(table, limit)
         moves = 0
         ask = self.pending
         trace, history = self.trace, self.history
         while ask is not None:
-            actor = ask.actor
-            move = choose[actor](self, actor, False) if actor is not None else several(ask)
+            move = table.decide(self, ask)
             if move is None:
                 raise RuleRuntimeError(f"no player can move at {ask.label}")
             if self.shown:
@@ -168,16 +166,21 @@ class Round(State, Judge):
                 raise RuleRuntimeError(f"a round went on for {limit} moves without ending")
         return moves
 
-    def _play_plainly(self, choose: dict, several, limit: int) -> int:
-        """play_trusted with no trace and no on_move: the same loop with nothing else in it."""
+    def _play_plainly(self, table, limit: int) -> int:
+        """play_trusted with no trace and no on_move: the same loop with nothing else in it (and
+        table.decide written in)."""
         ask = self.pending
         if ask is None:
             return 0
         send = self.root.send
         append = self.history.append
+        one, several, uniform = table.one, table.several, table.uniform
         for moves in range(1, (limit or sys.maxsize) + 1):    # (the count and the limit in one)
-            actor = ask.actor
-            move = choose[actor](self, actor, False) if actor is not None else several(ask)
+            actor, site = ask.actor, ask.site
+            if actor is not None:
+                move = (one.get(site) or table.one_plan(site))(self, ask.C, actor, ask, uniform)
+            else:
+                move = (several.get(site) or table.several_plan(site))(self, ask.C, None, ask, uniform)
             if move is None:
                 raise RuleRuntimeError(f"no player can move at {ask.label}")
             if self.shown:

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 
 from baobei.dsl.errors import RuleRuntimeError
-from baobei.dsl.schema import DECLINE_KINDS
 
-from .agents import make_agent
+from .agents import RandomAgent, RandomTable, Table, make_agent
 from .engine import Round
 from .moves import Move
 from .rules import Rules
@@ -126,13 +125,28 @@ def _decided(choosing: dict, ask) -> Move:
             return move
     if anyone and site.free_decline is not None:   # nobody acts: the first declines, as it always may
         return Move(actors[0], site.free_decline)
-    for actor in actors:  # nobody acts: the window is declined, by the first who may decline
-        for kind in site.kinds if anyone else ask.kinds_of(actor):
-            if kind in DECLINE_KINDS:
-                for form in site.forms[kind]:
-                    if ask.legal_form(actor, form):
-                        return Move(actor, kind)
-    raise RuleRuntimeError(f"no player can move at {ask.label}")
+    move = ask.first_decline(actors)     # nobody acts: the window is declined, by the first who may decline
+    if move is None:
+        raise RuleRuntimeError(f"no player can move at {ask.label}")
+    return move
+
+
+class AgentsTable(Table):
+    """Each player's agent decides (its choose) where it is asked alone; where several are,
+    `by_agents(ask)` (decide)."""
+
+    def __init__(self, choosing: dict, by_agents):
+        super().__init__()
+        self.by_agent = lambda rnd, C, player, ask, uniform: choosing[player](rnd, player, False)
+        self.by_agents = lambda rnd, C, player, ask, uniform: by_agents(ask)
+
+    def one_plan(self, site):
+        plan = self.one[site] = self.by_agent
+        return plan
+
+    def several_plan(self, site):
+        plan = self.several[site] = self.by_agents
+        return plan
 
 
 def _chosen(ask, move: Move | None) -> Move:
@@ -158,10 +172,12 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
     move is not judged a second time; `trusted=False` judges every move again. `on_move` is
     called after every move, or only after those of the kinds in `watched` when given."""
     choosing = {player: agents[player.name].choose for player in rnd.players}
-    if trusted:     # one player asked: its agent decides; several: _decided
-        def several(ask):   # (a Python function, not a partial: called from Python, its call is cheaper)
+    if trusted:
+        def by_agents(ask):   # (a Python function, not a partial: called from Python, its call is cheaper)
             return _decided(choosing, ask)
-        return rnd.play_trusted(choosing, several, on_move, MAX_MOVES_PER_ROUND, watched)
+        random = all(type(agent) is RandomAgent and agent.rng is rng for agent in agents.values())
+        table = RandomTable(rng.random.random, by_agents) if random else AgentsTable(choosing, by_agents)
+        return rnd.play_trusted(table, on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
         move = _decided(choosing, rnd.pending)

@@ -175,6 +175,19 @@ class Ask:
             known = self.known = {}
         return known
 
+    def first_decline(self, actors) -> Move | None:
+        """Nobody acted at a decision of several players: the first of `actors` (in the order of
+        priority) who may decline declines it; None when nobody may."""
+        site = self.site
+        anyone = self.several is site.clauses
+        for actor in actors:
+            for kind in site.kinds if anyone else self.kinds_of(actor):
+                if kind in DECLINE_KINDS:
+                    for form in site.forms[kind]:
+                        if self.legal_form(actor, form):
+                            return Move(actor, kind)
+        return None
+
     # -- is it legal? ------------------------------------------------------------------------------
     def legal_form(self, actor, form: Form) -> bool:
         """Whether this player has a legal move of this form."""
