@@ -807,8 +807,8 @@ class Staged:
             out += indent(draw, "                " if blank else "            ")
             out += indent(judged, "            ")
         else:
-            for var, source in zip("ab", sources):
-                out.append(f"    d{var} = {self._domain(source)}")
+            out.append(f"    da = {self._domain(sources[0])}")     # (both drawn from one list where they can be)
+            out.append(f"    db = {'da' if sources[1] == sources[0] else self._domain(sources[1])}")
             out += ["    n, m = len(da), len(db)", "    if n * m > SMALL:", "        for _ in range(TRIES):",
                     "            a, a_c = da[int(uniform() * n)]", "            b, b_c = db[int(uniform() * m)]",
                     "            if a is b:", "                continue"]

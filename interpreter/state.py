@@ -230,7 +230,7 @@ def slot_new(slot) -> bool:
 
 def own_and_new(player) -> list:
     """A player's slots with their cards, and the next new slot (empty)."""
-    return list(zip(player.places, player.layout)) + [((player, len(player.layout) + 1), None)]
+    return [*zip(player.places, player.layout), ((player, len(player.layout) + 1), None)]
 
 
 def new_of(player) -> list:
