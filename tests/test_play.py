@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from baobei.interpreter.game import new_round
+from baobei.interpreter.agents import RandomAgent
+from baobei.interpreter.game import new_round, play_round
 from baobei.interpreter.rules import load_rules
 from baobei.interpreter.simulate import simulate
 from baobei.interpreter.state import Rng
@@ -62,6 +63,30 @@ def test_the_same_seed_plays_the_same_games(config):
         (second.rounds, second.turns, second.moves, second.bao_calls)
     other = simulate(rules, 4, 5, 98, ["random"])
     assert (other.turns, other.moves) != (first.turns, first.moves)
+
+
+class _AskedOneByOne(RandomAgent):
+    """A random agent the decision loop asks through its choose (any agent but the plain random
+    one is), not through the random table's plans."""
+
+
+@pytest.mark.parametrize("variant", ["fr", "de"])
+def test_a_table_of_random_agents_plays_the_moves_its_agents_would(config, variant):
+    """The loop draws a random table's moves from the random agent's plans directly (windows
+    included); asking each agent's choose, or judging every move again, plays the same moves."""
+    rules = load_rules(config, variant)
+    windows = 0
+    for seed in range(30):
+        names = [f"P{i + 1}" for i in range(2 + seed % 5)]
+        histories = []
+        for agent, trusted in ((RandomAgent, True), (_AskedOneByOne, True), (RandomAgent, False)):
+            rng = Rng(seed)
+            rnd = new_round(rules, names, rng, first=seed % len(names), totals={})
+            play_round(rnd, {name: agent(name, rng) for name in names}, rng, trusted=trusted)
+            histories.append([str(move) for move in rnd.history])
+        assert histories[0] == histories[1] == histories[2], f"seed {seed}"
+        windows += sum(move.split()[1] in ("pluck", "pass") for move in histories[0] if " " in move)
+    assert windows > 100
 
 
 def test_only_de_makes_a_bao_void_by_a_second_recycle(config):
