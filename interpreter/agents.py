@@ -174,9 +174,11 @@ def _bao_first(then):
 
 
 def make_agent(name: str, player: str, rng: Rng) -> Agent:
+    if name == "random":        # (every game makes its agents: the common one without an import)
+        return RandomAgent(player, rng)
     from .memory_agent import MemoryAgent
-    AGENTS = {"random": RandomAgent, "memory": MemoryAgent}
-    if name not in AGENTS:
+    agents = {"random": RandomAgent, "memory": MemoryAgent}
+    if name not in agents:
         from baobei.dsl.errors import ConfigError
-        raise ConfigError(f"unknown agent '{name}'; agents: {', '.join(AGENTS)}")
-    return AGENTS[name](player, rng)
+        raise ConfigError(f"unknown agent '{name}'; agents: {', '.join(agents)}")
+    return agents[name](player, rng)
