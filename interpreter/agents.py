@@ -55,13 +55,15 @@ class Table:
     """How the players of a round decide, as the decision loop (Round.play_trusted) asks them: a
     plan per ask site, a function (round, context, player, ask, uniform) -> Move or None, made
     the first time the site asks and kept in `one` (one player asked) or `several` (several
-    players asked; called with player None). `uniform`: the random draws the plans are given."""
+    players asked; called with player None). `uniform`: the random draws the plans are given;
+    `by_agents(ask)`: the players' agents decide together (game.decide), as a plan."""
 
     uniform = None
 
-    def __init__(self):
+    def __init__(self, by_agents):
         self.one: dict = {}
         self.several: dict = {}
+        self.by_agents = lambda rnd, C, player, ask, uniform: by_agents(ask)
 
     def one_plan(self, site):
         raise NotImplementedError
@@ -83,12 +85,11 @@ class RandomTable(Table):
     random agent's plans itself, not each agent's choose (a call less per decision; the same
     draws in the same order, so the same games). A window (anyone may act) goes round the
     players in the order of priority, each declining half the time, as decide (game.py) does
-    with the agents; other asks of several players are left to `by_agents(ask)`."""
+    with the agents; other asks of several players are left to the agents (by_agents)."""
 
     def __init__(self, uniform, by_agents):
-        super().__init__()
+        super().__init__(by_agents)
         self.uniform = uniform
-        self.by_agents = lambda rnd, C, player, ask, uniform: by_agents(ask)
 
     def one_plan(self, site):
         plan = self.one[site] = site.kept.get(_PLANS[False]) or _kept(site, False)

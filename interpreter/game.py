@@ -132,13 +132,12 @@ def _decided(choosing: dict, ask) -> Move:
 
 
 class AgentsTable(Table):
-    """Each player's agent decides (its choose) where it is asked alone; where several are,
-    `by_agents(ask)` (decide)."""
+    """Each player's agent decides (its choose) where it is asked alone; where several are, the
+    agents together (decide)."""
 
     def __init__(self, choosing: dict, by_agents):
-        super().__init__()
+        super().__init__(by_agents)
         self.by_agent = lambda rnd, C, player, ask, uniform: choosing[player](rnd, player, False)
-        self.by_agents = lambda rnd, C, player, ask, uniform: by_agents(ask)
 
     def one_plan(self, site):
         plan = self.one[site] = self.by_agent
