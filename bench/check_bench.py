@@ -58,7 +58,9 @@ ANSWERS = ("answer-", "play-", "search-")     # what the answers cache keeps (ch
 
 def proofs_folder(user: Path, folder: Path) -> None:
     """A cache folder with what the user's holds but the answers: the invariant proofs, the
-    resolved specs and generated modules (the proofs are made there when they are missing)."""
+    resolved specs and generated modules (the proofs and modules are made there when they are
+    missing: a user's cache made before the generator changed has none of the new ones, and a
+    "cold" run would otherwise also generate and compile one in every worker)."""
     folder.mkdir(parents=True, exist_ok=True)
     if user.is_dir():
         for path in user.iterdir():
@@ -71,9 +73,13 @@ def proofs_folder(user: Path, folder: Path) -> None:
         from baobei.checker.symbolic import Bounds
         from baobei.cli import _variants
         from baobei.dsl.loader import load_config, load_edition_for, load_spec
+        from baobei.interpreter.rules import load_rules
         config = load_config(cwd=ROOT)
-        specs = [load_spec(config, variant) for variant in _variants(config, "all")]
+        variants = _variants(config, "all")
+        specs = [load_spec(config, variant) for variant in variants]
         prove_all([(spec, load_edition_for(config, spec)) for spec in specs], Bounds(), 20_000)
+        for variant in variants:
+            load_rules(config, variant)
     finally:
         if previous is None:
             del os.environ["BAOBEI_CACHE"]
