@@ -85,10 +85,12 @@ class RandomTable(Table):
     random agent's plans itself, not each agent's choose (a call less per decision; the same
     draws in the same order, so the same games). A window (anyone may act) goes round the
     players in the order of priority, each declining half the time, as decide (game.py) does
-    with the agents; other asks of several players are left to the agents (by_agents)."""
+    with the agents; other asks of several players are left to the agents (by_agents). The
+    plans are the program's: every round of it shares them (Program.kept)."""
 
-    def __init__(self, uniform, by_agents):
+    def __init__(self, program, uniform, by_agents):
         super().__init__(by_agents)
+        self.one, self.several = program.kept.setdefault("random table", ({}, {}))
         self.uniform = uniform
 
     def one_plan(self, site):
@@ -96,7 +98,9 @@ class RandomTable(Table):
         return plan
 
     def several_plan(self, site):
-        plan = self.several[site] = _window(site) if site.asker == "anyone" else self.by_agents
+        if site.asker != "anyone":
+            return self.by_agents       # (the round's agents: not kept with the program)
+        plan = self.several[site] = _window(site)
         return plan
 
 

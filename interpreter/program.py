@@ -68,6 +68,7 @@ class Program:
         self.recycle = module.PROCEDURES["recycle"][0]
         self.action_end = module.PROCEDURES["action_end"][0]
         self._lambdas: dict = {}     # id(expr) -> (expr, its function): each compiled once
+        self.kept: dict = {}         # what an agent derives from the program once, under a name of its own
 
     def define(self, name: str):
         """The function (S, C, *arguments) of a definition."""
