@@ -801,10 +801,14 @@ class Staged:
                     "            index = int(uniform() * total)" + (" - 1" if blank else "")]
             if blank:
                 out += ["            if index < 0:", "                a = a_c = None", "            else:"]
-            draw = ["for p_a in S.players:", "    layout = p_a.layout", "    if index < len(layout):",
-                    "        a, a_c = p_a.places[index], layout[index]", "        break",
-                    "    index -= len(layout)"]
-            out += indent(draw, "                " if blank else "            ")
+            out += indent(_slot_at_index("a"), "                " if blank else "            ")
+            out += indent(judged, "            ")
+        elif sources == ("all", "all"):     # two slots anywhere: drawn as from the list of every slot, not listed
+            out += ["    total = 0", "    for p_a in S.players:", "        total += len(p_a.layout)",
+                    "    if total * total > SMALL:", "        for _ in range(TRIES):"]
+            for var in "ab":
+                out += ["            index = int(uniform() * total)"] + indent(_slot_at_index(var), "            ")
+            out += ["            if a is b:", "                continue"]
             out += indent(judged, "            ")
         else:
             out.append(f"    da = {self._domain(sources[0])}")     # (both drawn from one list where they can be)
@@ -842,3 +846,11 @@ class Staged:
         code = {"own": "list(zip(actor.places, actor.layout))", "own+new": "own_and_new(actor)",
                 "new": "new_of(actor)", "all": "ask.slot_entries()"}[plain]
         return f"[(None, None)] + {code}" if source != plain else code
+
+
+def _slot_at_index(var: str) -> list[str]:
+    """`var` and `var_c`: the slot `index` counts to in the players' layouts, one after another (the
+    order of Ask.slot_entries)."""
+    return [f"for p_{var} in S.players:", f"    layout = p_{var}.layout", "    if index < len(layout):",
+            f"        {var}, {var}_c = p_{var}.places[index], layout[index]", "        break",
+            "    index -= len(layout)"]
