@@ -31,10 +31,14 @@ T1, T2, CH = "target", "second", "chosen"
 PICKED = "one legal move drawn uniformly, made (None: there is none)"
 
 
+# a picker's last step: one argument tuple of E's list `legal` drawn uniformly into `args`
+DRAWN_FROM_LEGAL = ["if not legal:", "    return None",
+                    "args = legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]"]
+
+
 def _from_list(listing: str) -> list[str]:
     """One argument tuple of a listing drawn uniformly into `args` (None returned when it is empty)."""
-    return [f"legal = {listing}", "if not legal:", "    return None",
-            "args = legal[0] if len(legal) == 1 else legal[int(uniform() * len(legal))]"]
+    return [f"legal = {listing}"] + DRAWN_FROM_LEGAL
 
 
 def _made(kind: str, shape, arity: int | None) -> list[str]:
@@ -467,9 +471,7 @@ class Staged:
                 indent(made) + [""]
         if cost == 1:
             return self._staged(name, pseudo, depth, sources, self._env(sources, power, in_loops=True), doc,
-                                find_all=True, tail=["if not legal:", "    return None",
-                                                     "args = legal[0] if len(legal) == 1 else "
-                                                     "legal[int(uniform() * len(legal))]"] + made)
+                                find_all=True, tail=DRAWN_FROM_LEGAL + made)
         return self._sampler(name, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
                              f"E{site}_{kind}{arity}", tail=made)
 
@@ -720,6 +722,11 @@ class Staged:
         loops = self._loops(0, sources)
         if chain == "(a_c is not None)" and loops == ["for a, a_c in zip(actor.places, actor.layout):"]:
             # the occupied slots of one's own layout, found in C (an empty slot holds None)
+            if tail is not None and tail[:len(DRAWN_FROM_LEGAL)] == DRAWN_FROM_LEGAL:
+                # a picker draws one slot: the same draw from the slots themselves, no tuple made for each
+                return ["slots = list(compress(actor.places, actor.layout))", "if not slots:", "    return None",
+                        "args = (slots[0] if len(slots) == 1 else slots[int(uniform() * len(slots))],)"] + \
+                    tail[len(DRAWN_FROM_LEGAL):]
             if find_all or tail is not None:
                 return ["legal = list(zip(compress(actor.places, actor.layout)))"] + \
                     (tail if tail is not None else ["return legal"])
