@@ -734,7 +734,12 @@ class Staged:
         inner = "    " * len(loops)
         found = ["legal.append((a,))"] if find_all or tail is not None else ["return True"]
         body = found if chain == "True" else [f"if {chain}:"] + indent(found)
-        out = loops + indent(body, inner)
+        if loops == ["for a, a_c in own_and_new(actor):"]:
+            # one's own slots, then the next new one: the same candidates in the same order, no list made
+            out = ["for a, a_c in zip(actor.places, actor.layout):"] + indent(body) + \
+                ["a, a_c = (actor, size + 1), None"] + body
+        else:
+            out = loops + indent(body, inner)
         if find_all or tail is not None:
             return out + (tail if tail is not None else ["return legal"])
         return out + ["return False"]
