@@ -94,7 +94,7 @@ class RandomTable(Table):
         self.uniform = uniform
 
     def one_plan(self, site):
-        plan = self.one[site] = site.kept.get(_PLANS[False]) or _kept(site, False)
+        plan = self.one[site] = _kept(site, False)
         return plan
 
     def several_plan(self, site):
@@ -108,8 +108,7 @@ def _window(site):
     """A table of random agents at a window of this site: the first player in the order of
     priority who does not decline draws the move; nobody: the site's free decline, else the
     first who may decline (Ask.first_decline). Alone, a player does not decline."""
-    alone = site.kept.get(_PLANS[False]) or _kept(site, False)
-    draw = site.kept.get(_PLANS[True]) or _kept(site, True)
+    alone, draw = _kept(site, False), _kept(site, True)
     free = site.free_decline
 
     def plan(rnd: Round, C, _, ask, uniform) -> Move | None:
@@ -132,7 +131,9 @@ DECLINE_RATE = 0.5     # how often it lets a card go in a window
 
 def _kept(site, may_decline: bool):
     """The plan of a site where every kind it asks is asked, made once and kept with the site."""
-    draw = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline)
+    draw = site.kept.get(_PLANS[may_decline])
+    if draw is None:
+        draw = site.kept[_PLANS[may_decline]] = _plan(site, site.kinds, may_decline)
     return draw
 
 
