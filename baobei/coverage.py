@@ -15,7 +15,9 @@ Everything here reads text only: no Z3, no interpreter.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from baobei.dsl.errors import Loc, RulebookError, shown_path
@@ -63,9 +65,19 @@ class Book:
         found, at = [], self.text.find(quotation)
         while quotation and at >= 0:
             end = at + len(quotation)
-            found += [p for p in self.passages if p.start < end and at < p.end and p not in found]
+            # the passages lie in the text in order: from the one the occurrence starts in
+            index = max(0, bisect_right(self.starts, at) - 1)
+            while index < len(self.passages) and self.passages[index].start < end:
+                passage = self.passages[index]
+                if at < passage.end and passage not in found:
+                    found.append(passage)
+                index += 1
             at = self.text.find(quotation, at + 1)
         return found
+
+    @cached_property
+    def starts(self) -> list[int]:
+        return [passage.start for passage in self.passages]
 
 
 @dataclass
@@ -200,9 +212,10 @@ def _scenario_citations(folder: Path) -> list[tuple[str, str, str]]:
     if not folder.is_dir():
         return found
     for path in sorted(folder.rglob("*.yaml")):
+        shown = shown_path(path)
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if line.lstrip().startswith("# source:"):
-                found += [(book, quote, f"scenario {shown_path(path)}:{number}")
+                found += [(book, quote, f"scenario {shown}:{number}")
                           for book, quote in _SCENARIO_SOURCE.findall(line)]
     return found
 
