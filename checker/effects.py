@@ -19,7 +19,7 @@ import z3
 from baobei.dsl import ast
 
 from .answers import code_version, key_of
-from .symbolic import NONE, SlotV, Situation
+from .symbolic import NONE, SlotV, Situation, and_, eq_, if_, int_
 from .translate import Translator
 
 MOVES_CARDS = (ast.Draw, ast.Flip, ast.Discard, ast.Bury, ast.Place, ast.TakeTop, ast.Swap, ast.Move,
@@ -239,38 +239,38 @@ class Executor:
         if isinstance(stmt, ast.Discard) or isinstance(stmt, ast.Bury):
             if stmt.source is None:
                 self.check(stmt, f"{name} held: a card is held", s.hc >= 1, s, path)
-                held = [z3.If(s.hc >= 1, nxt, z3.IntVal(NONE)) for nxt in s.held[1:]] + [z3.IntVal(NONE)]
+                held = [z3.If(s.hc >= 1, nxt, int_(NONE)) for nxt in s.held[1:]] + [int_(NONE)]
                 return [(_derived(s, hc=s.hc - 1, held=held), env, path)]
             slot = t.expr(stmt.source, env)
             self.check(stmt, f"{name} {_text(stmt.source)}: the slot holds a card",
-                       s.at(slot, s.card, z3.IntVal(NONE)) != NONE, s, path, (stmt.source,))
-            return [(_derived(s, card=_set(s, slot, z3.IntVal(NONE))), env, path)]
+                       s.at(slot, s.card, int_(NONE)) != NONE, s, path, (stmt.source,))
+            return [(_derived(s, card=_set(s, slot, int_(NONE))), env, path)]
         if isinstance(stmt, ast.Place):
             slot = t.expr(stmt.slot, env)
-            free = z3.Or(z3.And(s.slot_exists(slot), s.at(slot, s.card, z3.IntVal(NONE)) == NONE),
+            free = z3.Or(z3.And(s.slot_exists(slot), s.at(slot, s.card, int_(NONE)) == NONE),
                          z3.And(slot.p >= 0, slot.p < s.np, slot.n == s.slot_count(slot.p) + 1))
             self.check(stmt, f"place held into {_text(stmt.slot)}: a card is held and the slot is free",
                        z3.And(s.hc >= 1, free), s, path, (stmt.slot,))
             card = _set(s, slot, s.held[0])
-            held = [z3.If(s.hc >= 1, nxt, z3.IntVal(NONE)) for nxt in s.held[1:]] + [z3.IntVal(NONE)]
+            held = [z3.If(s.hc >= 1, nxt, int_(NONE)) for nxt in s.held[1:]] + [int_(NONE)]
             return [(_derived(s, card=card, hc=s.hc - 1, held=held), env, path)]
         if isinstance(stmt, ast.Swap):
             a, b = t.expr(stmt.first, env), t.expr(stmt.second, env)
             self.check(stmt, f"swap {_text(stmt.first)} with {_text(stmt.second)}: both slots hold a card",
-                       z3.And(s.at(a, s.card, z3.IntVal(NONE)) != NONE, s.at(b, s.card, z3.IntVal(NONE)) != NONE),
+                       z3.And(s.at(a, s.card, int_(NONE)) != NONE, s.at(b, s.card, int_(NONE)) != NONE),
                        s, path, (stmt.first, stmt.second))
-            ca, cb = s.at(a, s.card, z3.IntVal(NONE)), s.at(b, s.card, z3.IntVal(NONE))
+            ca, cb = s.at(a, s.card, int_(NONE)), s.at(b, s.card, int_(NONE))
             return [(_derived(s, card=_set(_derived(s, card=_set(s, a, cb)), b, ca)), env, path)]
         if isinstance(stmt, ast.Move):
             a, b = t.expr(stmt.source, env), t.expr(stmt.dest, env)
             self.check(stmt, f"move {_text(stmt.source)} to {_text(stmt.dest)}: a card to move",
-                       s.at(a, s.card, z3.IntVal(NONE)) != NONE, s, path, (stmt.source,))
-            free = z3.Or(z3.And(s.slot_exists(b), s.at(b, s.card, z3.IntVal(NONE)) == NONE),
+                       s.at(a, s.card, int_(NONE)) != NONE, s, path, (stmt.source,))
+            free = z3.Or(z3.And(s.slot_exists(b), s.at(b, s.card, int_(NONE)) == NONE),
                          z3.And(b.p >= 0, b.p < s.np, b.n == s.slot_count(b.p) + 1))
             self.check(stmt, f"move {_text(stmt.source)} to {_text(stmt.dest)}: the destination is free",
                        free, s, path, (stmt.dest,))
-            ca = s.at(a, s.card, z3.IntVal(NONE))
-            return [(_derived(s, card=_set(_derived(s, card=_set(s, a, z3.IntVal(NONE))), b, ca)), env, path)]
+            ca = s.at(a, s.card, int_(NONE))
+            return [(_derived(s, card=_set(_derived(s, card=_set(s, a, int_(NONE))), b, ca)), env, path)]
         if isinstance(stmt, ast.TakeTop):
             held = [z3.If(s.hc == k, self.fresh("top"), h) for k, h in enumerate(s.held)]
             self.check(stmt, "take top: the discard holds a card", s.ints["discard_size"] >= 1, s, path)
@@ -284,7 +284,9 @@ def _reads_a_variable(expr) -> bool:
 
 
 def _set(s: Situation, slot: SlotV, value):
-    return [[z3.If(z3.And(slot.p == i, slot.n == j + 1), value, s.card[i][j]) for j in range(len(s.card[i]))]
+    # made with symbolic.py's builders: a slot known to be another cell leaves that cell's term
+    # as it is (most of a table's cells, where the slot is named), and z3py's coercions go
+    return [[if_(and_([eq_(slot.p, i), eq_(slot.n, j + 1)]), value, s.card[i][j]) for j in range(len(s.card[i]))]
             for i in range(len(s.card))]
 
 
