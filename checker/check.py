@@ -32,6 +32,11 @@ DEFAULT_TIMEOUT_MS = 20_000
 # this limit whatever the checks' own, so that which invariants a question assumes never depends
 # on how busy the machine is
 FREE_TIMEOUT_MS = 20_000
+# Z3's resource count (not a time: the same spec gives the same queries on a busy machine) that
+# a question expected to have no situation may spend in the solver kept for its base
+# (Checker.proved_quickly) before a fresh solver is asked instead: most such questions need a
+# small part of it, the few that need more (a claim over the whole deck) are quicker in a fresh one
+QUICK_RLIMIT = 150_000
 
 
 
@@ -120,6 +125,7 @@ class Checker:
         self._assumed: list[str] | None = None   # the invariants the question being solved assumes
         self._free: dict[tuple, bool] = {}
         self._small_solvers: dict = {}     # on_a_small_table's, by the invariants their questions assume
+        self._quick_solvers: dict = {}     # proved_quickly's, likewise
 
     # -- built when a question is solved -------------------------------------------------------
     @cached_property
@@ -247,10 +253,11 @@ class Checker:
                 return False if result == z3.unsat else None
         return True
 
-    def solve(self, assertions: list, what: str, witness: bool = False, likely: bool = False):
+    def solve(self, assertions: list, what: str, witness: bool = False, likely: bool = False, quick: bool = True):
         """'sat' with its model, 'unsat', or 'unknown' (reported as a finding by the caller).
         `likely`: a situation is expected to exist; a small table is tried first, which is
-        quicker and, when it has one, answers the full question too. A witness is a model under
+        quicker and, when it has one, answers the full question too. Otherwise (unless `quick`
+        is false) none is expected, and proved_quickly is tried first. A witness is a model under
         every proved invariant, on the smallest table that has one."""
         base = self.question_base()
         if likely:
@@ -258,6 +265,8 @@ class Checker:
             if model is not None:
                 self.remember(what, model)
                 return "sat", model
+        elif quick and self.proved_quickly(assertions):
+            return "unsat", None
         solver = self.new_solver(*base, *assertions)
         self.report.queries += 1
         result = solver.check()
@@ -321,6 +330,23 @@ class Checker:
         solver.add(z3.Implies(guard, z3.And(assertions)))
         self.report.queries += 1
         return solver.model() if solver.check(guard) == z3.sat else None
+
+    def proved_quickly(self, assertions: list) -> bool:
+        """Whether the question has no situation, as one solver per base decides within
+        QUICK_RLIMIT, each question guarded by a literal of its own: Z3 keeps what it learned of
+        the base, where a fresh solver prepares it again (most of the time of the many questions
+        that take a few ms). Only `unsat` is taken from it, a proof whichever questions came
+        before; a model (which would be one of a solver that has answered them), or a question it
+        leaves undecided, is asked again of a fresh solver."""
+        assumed = tuple(self._assumed) if self._assumed is not None else None
+        solver = self._quick_solvers.get(assumed)
+        if solver is None:
+            solver = self._quick_solvers[assumed] = new_solver(*self.question_base(), timeout_ms=self.timeout_ms,
+                                                               rlimit=QUICK_RLIMIT)
+        guard = z3.Bool(f"question {self.report.queries}")
+        solver.add(z3.Implies(guard, z3.And(assertions)))
+        self.report.queries += 1
+        return solver.check(guard) == z3.unsat
 
     def whole_model(self, base: list, assertions: list, model):
         """A model under every proved invariant (the question's base may assume fewer)."""

@@ -342,7 +342,7 @@ def effects_keep_cards(checker) -> list[EffectResult]:
     answers = {}
     for index, obligation in enumerate(obligations):
         if obligation.set_before:
-            answers[index] = checker.solve(obligation.query, obligation.label)
+            answers[index] = checker.solve(obligation.query, obligation.label, quick=False)
     rest = [index for index in range(len(obligations)) if index not in answers]
     together = checker.solve_together([(obligations[index].query, obligations[index].label)
                                        for index in rest])

@@ -115,6 +115,36 @@ def test_an_undecided_query_is_reported_not_passed(config):
     assert all(f.query for f in unknown)
 
 
+def test_only_a_proof_is_taken_from_the_solver_kept_for_a_base(spec_copy):
+    """Checker.proved_quickly decides questions in a solver that keeps what it learned of their
+    base, within a resource budget: it settles many of them, and the verdicts and findings are
+    those of fresh solvers alone (budget 1: every question goes to a fresh one), for claims that
+    hold and for one that fails, whose witness is a fresh solver's in both. (Each run in a
+    process forked from the same state. Which witness Z3 gives depends on the terms made before,
+    in the same process too: only that it shows the failure is compared.)"""
+    from baobei.checker import check as checking
+    from baobei.checker.answers import Answers
+    from baobei.checker.parallel import in_forked_workers
+    edit(spec_copy / "editions" / "standard.yaml", "golden_toucan: 1", "golden_toucan: 2")
+    config = load_config(spec=str(spec_copy))
+    spec, proofs = load_spec(config, "fr"), book_proofs("fr", SMALL)
+
+    def report(budget: int):
+        checking.QUICK_RLIMIT = budget
+        proved, quickly = [], checking.Checker.proved_quickly
+        checking.Checker.proved_quickly = lambda self, assertions: proved.append(quickly(self, assertions)) or proved[-1]
+        found = check(spec, load_edition_for(config, spec), "fr", SMALL, proofs=proofs, answers=Answers(enabled=False))
+        findings = [{**f.as_json(), "witness": None} for f in found.findings]
+        layouts = [f.witness["layouts"] for f in found.findings if f.kind == "claim"]
+        return (found.claims, findings, [(r.where, r.what, r.status) for r in found.effects]), layouts, proved
+    (kept, layouts, proved), (fresh, fresh_layouts, none) = in_forked_workers(report, [(checking.QUICK_RLIMIT,), (1,)])
+    assert proved.count(True) >= 10 and none and not any(none)
+    assert fresh == kept
+    assert [name for name, status, _ in kept[0] if status == "fails"] == ["score.negative_bao_always_succeeds"]
+    for shown in layouts + fresh_layouts:
+        assert sum(cards.count("golden_toucan") for cards in shown.values()) == 2
+
+
 def test_check_command_exit_codes_and_json(spec_copy, capsys):
     code = main(["check", "--variant", "fr", "--players", "3", "--slots", "4", "--json"])
     data = json.loads(capsys.readouterr().out)
