@@ -2,7 +2,8 @@
 
     python bench/check_bench.py [--repeat R] [--only check,diff,emit,report] [--keep DIR]
 
-Each command runs in a fresh process, from this checkout, in a cache folder of its own that
+Each command runs in a fresh process of the installed baobei (this checkout's code when it is
+installed editable) on this checkout's project, in a cache folder of its own that
 starts with what the user's cache folder holds but the answers: the invariant proofs (made
 there when they are missing: minutes, not measured), the resolved specs and generated modules.
 "Cold" is the first
@@ -10,8 +11,8 @@ run there (every question solved, every play pass played, every witness searched
 next ones (from the answers kept by the first). `report` runs with its defaults and `--seed 1`.
 For each: wall-clock seconds (the fastest of R warm runs) and CPU seconds of the process and
 its workers, which depend less on other processes on a shared machine. The checkout's Python
-bytecode is written first and read by every run, as an installed package has it (pip writes it
-at install). Prints figures; asserts nothing.
+bytecode is written first and read by every run of an editable install, as an installed package
+has it (pip writes it at install). Prints figures; asserts nothing.
 """
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BAOBEI = [sys.executable, "-m", "baobei.cli"]
+# -P: the installed package (an editable install's is this checkout), not the checkout's folder
+# `baobei/` that the current folder would put first on the path (it holds the CLI alone)
+BAOBEI = [sys.executable, "-P", "-m", "baobei.cli"]
 
 
 def commands(out: Path) -> dict[str, list[str]]:
