@@ -471,7 +471,7 @@ class Staged:
                 indent(made) + [""]
         if cost == 1:
             return self._staged(name, pseudo, depth, sources, self._env(sources, power, in_loops=True), doc,
-                                find_all=True, tail=DRAWN_FROM_LEGAL + made)
+                                find_all=True, made=made)
         return self._sampler(name, pseudo, arity, sources, self._env(sources, power, in_loops=False), doc,
                              f"E{site}_{kind}{arity}", tail=made)
 
@@ -611,19 +611,20 @@ class Staged:
         return [f"for {var}, {var}_c in {code}:"]
 
     def _staged(self, name: str, pseudo: list[Pseudo], depth: int, sources: tuple[str, ...], env: Env,
-                doc: str, find_all: bool, tail: list[str] | None = None) -> list[str]:
+                doc: str, find_all: bool, made: list[str] | None = None) -> list[str]:
         """E (find_all: the list of every legal argument tuple) or X (whether there is one). With
-        `tail`, a picker: E's list made, then `tail` run on it (None returned where there is none)."""
+        `made`, a picker: E's list made, one of its tuples drawn, then `made` run on it (None
+        returned where there is none)."""
         self.compiler.reset()
         what = "every legal argument tuple" if find_all else "whether one is legal"
-        if tail is None:
+        if made is None:
             out = [f"def {name}(S, C, actor, ask):", f'    """{doc}: {what}"""']
             nothing = "return legal" if find_all else "return False"
         else:
             out = [f"def {name}(S, C, actor, ask, uniform):", f'    """{doc}: {PICKED}"""']
             nothing = "return None"
         if not any(rule.allow for rule in pseudo):
-            return out + ["    return None" if tail is not None else "    return []" if find_all else "    return False",
+            return out + ["    return None" if made is not None else "    return []" if find_all else "    return False",
                           ""]
         flags = ["True"] * len(pseudo)
         alive = list(range(len(pseudo)))
@@ -681,7 +682,7 @@ class Staged:
             if stage == 0 and depth == 1:
                 chain = self._chain(pseudo, alive, flags, env)
                 if chain is not None:    # one test per candidate, in a comprehension (E) or one loop (X)
-                    return out + indent(self._one_test(sources, chain, find_all, tail)) + [""]
+                    return out + indent(self._one_test(sources, chain, find_all, made)) + [""]
             if stage < depth:
                 loops = self._loops(stage, sources)
                 out += indent(loops, prefix)
@@ -689,8 +690,8 @@ class Staged:
                 if stage == 1:
                     out.append(f"{prefix}if b is a:")
                     out.append(f"{prefix}    continue")
-        if tail is not None:
-            return out + indent(tail) + [""]
+        if made is not None:
+            return out + indent(DRAWN_FROM_LEGAL + made) + [""]
         out.append("    return legal" if find_all else "    return False")
         return out + [""]
 
@@ -715,24 +716,23 @@ class Staged:
                     "False" if verdict == "False" else f"not ({value}) and ({verdict})"
         return verdict
 
-    def _one_test(self, sources: tuple[str, ...], chain: str, find_all: bool, tail: list[str] | None) -> list[str]:
-        """The candidates for one argument, each judged by one expression: listed for E and a
-        picker, looked through for X. (A plain loop: for the few candidates of one layout, a
-        comprehension's function costs more than it saves.)"""
+    def _one_test(self, sources: tuple[str, ...], chain: str, find_all: bool, made: list[str] | None) -> list[str]:
+        """The candidates for one argument, each judged by one expression: listed for E, looked
+        through for X, and for a picker (`made`: see _staged) listed, one drawn, then `made`. (A
+        plain loop: for the few candidates of one layout, a comprehension's function costs more
+        than it saves.)"""
         loops = self._loops(0, sources)
         if chain == "(a_c is not None)" and loops == ["for a, a_c in zip(actor.places, actor.layout):"]:
             # the occupied slots of one's own layout, found in C (an empty slot holds None)
-            if tail is not None and tail[:len(DRAWN_FROM_LEGAL)] == DRAWN_FROM_LEGAL:
+            if made is not None:
                 # a picker draws one slot: the same draw from the slots themselves, no tuple made for each
                 return ["slots = list(compress(actor.places, actor.layout))", "if not slots:", "    return None",
-                        "args = (slots[0] if len(slots) == 1 else slots[int(uniform() * len(slots))],)"] + \
-                    tail[len(DRAWN_FROM_LEGAL):]
-            if find_all or tail is not None:
-                return ["legal = list(zip(compress(actor.places, actor.layout)))"] + \
-                    (tail if tail is not None else ["return legal"])
+                        "args = (slots[0] if len(slots) == 1 else slots[int(uniform() * len(slots))],)"] + made
+            if find_all:
+                return ["legal = list(zip(compress(actor.places, actor.layout)))", "return legal"]
             return ["return len(actor.layout) != actor.layout.count(None)"]
         inner = "    " * len(loops)
-        found = ["legal.append((a,))"] if find_all or tail is not None else ["return True"]
+        found = ["legal.append((a,))"] if find_all or made is not None else ["return True"]
         body = found if chain == "True" else [f"if {chain}:"] + indent(found)
         if loops == ["for a, a_c in own_and_new(actor):"]:
             # one's own slots, then the next new one: the same candidates in the same order, no list made
@@ -740,9 +740,9 @@ class Staged:
                 ["a, a_c = (actor, size + 1), None"] + body
         else:
             out = loops + indent(body, inner)
-        if find_all or tail is not None:
-            return out + (tail if tail is not None else ["return legal"])
-        return out + ["return False"]
+        if made is not None:
+            return out + DRAWN_FROM_LEGAL + made
+        return out + (["return legal"] if find_all else ["return False"])
 
     def _flag(self, index: int, stage: int, flag: str, rule: Pseudo, env: Env, body: list[str]) -> str:
         """The pseudo-rule's flag after this stage's conjuncts (a new local when it has some)."""
