@@ -56,13 +56,13 @@ class Table:
     plan per ask site, a function (round, context, player, ask, uniform) -> Move or None, made
     the first time the site asks and kept in `one` (one player asked) or `several` (several
     players asked; called with player None). `uniform`: the random draws the plans are given;
-    `by_agents(ask)`: the players' agents decide together (game.decide), as a plan."""
+    `by_agents(ask)`: the players' agents decide together (game.decide), as a plan; `plans`:
+    the (one, several) to keep them in (default: new ones, this table's own)."""
 
     uniform = None
 
-    def __init__(self, by_agents):
-        self.one: dict = {}
-        self.several: dict = {}
+    def __init__(self, by_agents, plans: tuple[dict, dict] | None = None):
+        self.one, self.several = plans if plans is not None else ({}, {})
         self.by_agents = lambda rnd, C, player, ask, uniform: by_agents(ask)
 
     def one_plan(self, site):
@@ -89,8 +89,7 @@ class RandomTable(Table):
     plans are the program's: every round of it shares them (Program.kept)."""
 
     def __init__(self, program, uniform, by_agents):
-        super().__init__(by_agents)
-        self.one, self.several = program.kept.setdefault("random table", ({}, {}))
+        super().__init__(by_agents, program.kept.setdefault("random table", ({}, {})))
         self.uniform = uniform
 
     def one_plan(self, site):

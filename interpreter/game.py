@@ -175,7 +175,8 @@ def play_round(rnd: Round, agents: dict, rng: Rng, on_move=None, trusted: bool =
         def by_agents(ask):   # (a Python function, not a partial: called from Python, its call is cheaper)
             return _decided(choosing, ask)
         all_random = all(type(agent) is RandomAgent and agent.rng is rng for agent in agents.values())
-        table = RandomTable(rnd.program, rng.random.random, by_agents) if all_random else AgentsTable(choosing, by_agents)
+        table = RandomTable(rnd.program, rng.random.random, by_agents) if all_random else \
+            AgentsTable(choosing, by_agents)
         return rnd.play_trusted(table, on_move, MAX_MOVES_PER_ROUND, watched)
     moves = 0
     while rnd.pending is not None:
