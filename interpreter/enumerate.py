@@ -722,7 +722,7 @@ class Staged:
         plain loop: for the few candidates of one layout, a comprehension's function costs more
         than it saves.)"""
         loops = self._loops(0, sources)
-        if chain == "(a_c is not None)" and loops == ["for a, a_c in zip(actor.places, actor.layout):"]:
+        if chain == "(a_c is not None)" and sources[0] == "own":
             # the occupied slots of one's own layout, found in C (an empty slot holds None)
             if made is not None:
                 # a picker draws one slot: the same draw from the slots themselves, no tuple made for each
@@ -734,7 +734,7 @@ class Staged:
         inner = "    " * len(loops)
         found = ["legal.append((a,))"] if find_all or made is not None else ["return True"]
         body = found if chain == "True" else [f"if {chain}:"] + indent(found)
-        if loops == ["for a, a_c in own_and_new(actor):"]:
+        if sources[0] == "own+new":
             # one's own slots, then the next new one: the same candidates in the same order, no list made
             out = ["for a, a_c in zip(actor.places, actor.layout):"] + indent(body) + \
                 ["a, a_c = (actor, size + 1), None"] + body
