@@ -338,11 +338,12 @@ def effects_keep_cards(checker) -> list[EffectResult]:
         executor.run(handler.body)
         obligations += executor.obligations
     # an operand set by an earlier move usually can fail here (it is checked in play): asked alone,
-    # the others all at once, as they usually all hold
+    # as a situation likely to exist (a small table first); the others together, as they usually
+    # all hold
     answers = {}
     for index, obligation in enumerate(obligations):
         if obligation.set_before:
-            answers[index] = checker.solve(obligation.query, obligation.label, quick=False)
+            answers[index] = checker.solve(obligation.query, obligation.label, likely=True)
     rest = [index for index in range(len(obligations)) if index not in answers]
     together = checker.solve_together([(obligations[index].query, obligations[index].label)
                                        for index in rest])
