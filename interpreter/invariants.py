@@ -34,31 +34,33 @@ class Watch:
         self._turn_start = None
         self._seen_changes = 0
 
-    def after(self, rnd: Round, move: Move) -> None:
-        where = f"after '{move}'"
-        self.cards(rnd, where)
-        self.shield(rnd, where)
-        self.spec_invariants(rnd, where)
+    # each check takes the move it follows and writes where it broke only when it did: random play
+    # checks every move of every game
 
-    def cards(self, rnd: Round, where: str) -> None:
+    def after(self, rnd: Round, move: Move) -> None:
+        self.cards(rnd, move)
+        self.shield(rnd, move)
+        self.spec_invariants(rnd, move)
+
+    def cards(self, rnd: Round, move: Move) -> None:
         cards = cards_on_table(rnd)
         if len(cards) != self.deck_size:
-            raise InvariantBroken(f"{where}: {len(cards)} cards on the table, not {self.deck_size}")
-        if len({id(c) for c in cards}) != len(cards):
-            raise InvariantBroken(f"{where}: a card is in two places")
+            raise InvariantBroken(f"{_where(move)}: {len(cards)} cards on the table, not {self.deck_size}")
+        if len(set(cards)) != len(cards):       # a card is itself alone (Card has no __eq__)
+            raise InvariantBroken(f"{_where(move)}: a card is in two places")
 
-    def shield(self, rnd: Round, where: str) -> None:
+    def shield(self, rnd: Round, move: Move) -> None:
         for owner, agent in rnd.breaches[self._seen_changes:]:
-            raise InvariantBroken(f"{where}: {agent.name} changed {owner.name}'s shielded layout")
+            raise InvariantBroken(f"{_where(move)}: {agent.name} changed {owner.name}'s shielded layout")
         self._seen_changes = len(rnd.breaches)
 
-    def spec_invariants(self, rnd: Round, where: str) -> None:
+    def spec_invariants(self, rnd: Round, move: Move) -> None:
         C = rnd.pending.C if rnd.pending is not None else Ctx()   # the decision's own context (its power)
         for decl, holds in self.invariants:
             if not holds(rnd, C, {}):
-                raise InvariantBroken(f"{where}: invariant {decl.name} ({decl.loc}) does not hold", decl.name)
+                raise InvariantBroken(f"{_where(move)}: invariant {decl.name} ({decl.loc}) does not hold", decl.name)
 
-    def round_trip(self, rnd: Round, where: str) -> bool:
+    def round_trip(self, rnd: Round, move: Move) -> bool:
         """At the start of a turn: write the table out, read it back, compare. True if checked."""
         if self._turn_start is None:
             fresh = round_from_table(self.rules, table_from_round(rnd))
@@ -68,11 +70,15 @@ class Watch:
         table = table_from_round(rnd)
         again = round_from_table(self.rules, table)
         if not same_table(table, table_from_round(again)):
-            raise InvariantBroken(f"{where}: the state written as a scenario table reads back differently")
+            raise InvariantBroken(f"{_where(move)}: the state written as a scenario table reads back differently")
         if _clauses(again) != _clauses(rnd):
-            raise InvariantBroken(f"{where}: the state read back from its table waits for "
+            raise InvariantBroken(f"{_where(move)}: the state read back from its table waits for "
                                   f"{again.describe_pending()}, not {rnd.describe_pending()}")
         return True
+
+
+def _where(move: Move) -> str:
+    return f"after '{move}'"
 
 
 def cards_on_table(rnd: Round) -> list:

@@ -458,7 +458,7 @@ class _Runner:
         rnd = self.rnd
         if self.invariants is not None and rnd.history:
             self.invariants.after(rnd, rnd.history[-1])
-            self.invariants.round_trip(rnd, f"after '{rnd.history[-1]}'")
+            self.invariants.round_trip(rnd, rnd.history[-1])
 
     def play(self, step: Step) -> str | None:
         """Plays one step; what went wrong, or None."""

@@ -255,7 +255,7 @@ def _checking(rules: Rules, stats: Stats):
             state["watch"] = Watch(rnd, rules, rules.edition.size)
         watch = state["watch"]
         watch.after(rnd, move)
-        if watch.round_trip(rnd, f"after '{move}'"):
+        if watch.round_trip(rnd, move):
             stats.round_trips += 1
         stats.checked_moves += 1
     return on_move

@@ -133,3 +133,24 @@ def test_a_scenario_can_ask_for_the_invariants_after_every_step(tmp_path, spec_c
     path.write_text(text.replace("first: Ben", "first: Zoe"), encoding="utf-8")
     code, _, err = run(capsys, "scenario", "--spec", spec_copy, path)
     assert code == 2 and "'first' is 'Zoe', not one of the players" in err and f"{path}:5:" in err
+
+
+def test_play_stops_on_a_card_in_two_places_or_a_card_lost(config):
+    """The machinery's own checks after every move of random play (interpreter/invariants.py):
+    each names the move it follows."""
+    import pytest
+    from baobei.interpreter.invariants import InvariantBroken, Watch
+    from baobei.interpreter.rules import load_rules
+    from baobei.interpreter.table import round_from_table
+    rules = load_rules(config, "fr")
+    table = {"players": ["Ana", "Ben"], "layouts": {"Ana": ["bird5", "bird7"], "Ben": ["bird3", "bird9"]},
+             "deck": ["bird5", "bird1"], "discard": ["bird10"], "active": "Ana"}
+    rnd = round_from_table(rules, table)
+    watch = Watch(rnd, rules, 7)
+    watch.after(rnd, "Ana: draw")                      # seven cards, each in one place
+    rnd.deck.append(rnd.players[1].layout[0])          # Ben's first card also in the pile
+    with pytest.raises(InvariantBroken, match="^after 'Ana: draw': 8 cards on the table, not 7$"):
+        watch.after(rnd, "Ana: draw")
+    rnd.deck.pop(0)
+    with pytest.raises(InvariantBroken, match="^after 'Ana: draw': a card is in two places$"):
+        watch.after(rnd, "Ana: draw")
