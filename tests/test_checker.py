@@ -145,6 +145,41 @@ def test_only_a_proof_is_taken_from_the_solver_kept_for_a_base(spec_copy):
         assert sum(cards.count("golden_toucan") for cards in shown.values()) == 2
 
 
+def test_a_situation_found_for_another_question_settles_only_the_rules_it_shows(spec_copy):
+    """Checker.shown_before takes a situation found for an earlier question as a model of a rule
+    that decides in it, for the rule's own decision and for the others (their context checked):
+    it settles many rules without a query, and the verdicts and findings, a dead rule's among
+    them, are those of the same decision's situations alone. The dead rule holds in other
+    decisions' situations (a player other than the active one acts), never where a draw is asked
+    (of the active player). (Each run in a process forked from the same state.)"""
+    import z3
+    from baobei.checker import check as checking
+    from baobei.checker.answers import Answers
+    from baobei.checker.parallel import in_forked_workers
+    path = spec_copy / "core" / "round.bao"
+    path.write_text(path.read_text(encoding="utf-8") + '\nrule draw.by_another_player\n  assumed "never"\n'
+                    '  allow draw when actor != active\n', encoding="utf-8")
+    config = load_config(spec=str(spec_copy))
+    spec, proofs = load_spec(config, "fr"), book_proofs("fr", SMALL)
+
+    def own_decision_only(self, decision, term, context):
+        assumed = z3.And(term, *[self.invariant_terms[name] for name in self._assumed])
+        return any(z3.is_true(model.eval(assumed, model_completion=True)) for model in self.models.get(decision, []))
+
+    def report(cross: bool):
+        if not cross:
+            checking.Checker.shown_before = own_decision_only
+        settled, shown = [], checking.Checker.shown_before
+        checking.Checker.shown_before = lambda self, *args: settled.append(shown(self, *args)) or settled[-1]
+        found = check(spec, load_edition_for(config, spec), "fr", SMALL, proofs=proofs, answers=Answers(enabled=False))
+        return found.claims, [f.as_json() for f in found.findings], settled.count(True)
+    (claims, findings, settled), (own_claims, own_findings, own_settled) = in_forked_workers(report, [(True,), (False,)])
+    assert settled >= own_settled + 10
+    assert (claims, findings) == (own_claims, own_findings)
+    assert [(f["kind"], f["decision"]) for f in findings] == [("dead", "legal draw")]
+    assert "draw.by_another_player" in findings[0]["message"]
+
+
 def test_check_command_exit_codes_and_json(spec_copy, capsys):
     code = main(["check", "--variant", "fr", "--players", "3", "--slots", "4", "--json"])
     data = json.loads(capsys.readouterr().out)
