@@ -471,9 +471,10 @@ class Checker:
     def check_ever_legal(self, kind: str) -> None:
         """A move the rules ask for must be legal somewhere it is asked."""
         def ever():
-            legal = self.tr.legal(kind)[0]
-            return self.answer(self.move_context(kind) + [legal], f"legal {kind}: is it ever legal",
-                               witness=False, likely=True)
+            legal, context = self.tr.legal(kind)[0], self.move_context(kind)
+            if self.shown_before(f"legal {kind}", legal, context):
+                return {"status": "sat"}
+            return self.answer(context + [legal], f"legal {kind}: is it ever legal", witness=False, likely=True)
         found = self.ask(("ever legal", kind, self.move_where(kind)), self.reads.legal(kind), ever)
         if found is not None and found["status"] == "unsat":
             self.add("never", f"legal {kind}", f"the rules ask for {kind} but never allow it where it is asked",
