@@ -7,6 +7,7 @@ import json
 import re
 import textwrap
 
+import pytest
 import yaml
 
 from baobei.cli import main
@@ -138,7 +139,6 @@ def test_a_scenario_can_ask_for_the_invariants_after_every_step(tmp_path, spec_c
 def test_play_stops_on_a_card_in_two_places_or_a_card_lost(config):
     """The machinery's own checks after every move of random play (interpreter/invariants.py):
     each names the move it follows."""
-    import pytest
     from baobei.interpreter.invariants import InvariantBroken, Watch
     from baobei.interpreter.rules import load_rules
     from baobei.interpreter.table import round_from_table
