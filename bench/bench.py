@@ -25,16 +25,17 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
+import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_engine  # noqa: E402  (the yardstick, beside this file)
+from baobei.dsl import cache  # noqa: E402
 
 LOAD = """
 import time, sys
@@ -142,12 +143,15 @@ def loading(variants: list[str], repeat: int) -> None:
     """Loading a variant's rules in a fresh process: cold (nothing in the cache folder yet), then
     cached; the process's imports are not counted."""
     for variant in variants:
-        with tempfile.TemporaryDirectory() as folder:
-            env = {**os.environ, "BAOBEI_CACHE": folder}
+        folder = cache.scratch_folder("baobei-bench-")
+        try:
+            env = {**os.environ, "BAOBEI_CACHE": str(folder)}
             command = [sys.executable, "-P", "-c", LOAD, str(ROOT), variant]
             cold = float(subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout)
             cached = min(float(subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout)
                          for _ in range(repeat))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         print(f"loading the rules of {variant}: cold {cold * 1000:.0f} ms (parse, resolve, generate, compile), "
               f"cached {cached * 1000:.0f} ms")
 

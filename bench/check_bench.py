@@ -3,10 +3,11 @@
     python bench/check_bench.py [--repeat R] [--only check,diff,emit,report] [--keep DIR]
 
 Each command runs in a fresh process of the installed baobei (this checkout's code when it is
-installed editable) on this checkout's project, in a cache folder of its own that
-starts with what the user's cache folder holds but the answers: the invariant proofs (made
-there when they are missing: minutes, not measured), the resolved specs and generated modules.
-"Cold" is the first
+installed editable) on this checkout's project, in a cache folder of its own beside the user's
+(on the same file system: dsl/cache.scratch_folder) that starts with what the user's cache folder
+holds but the answers: the invariant proofs (made there when they are missing: minutes, not
+measured, and then kept in the user's folder too, as `baobei check` would), the resolved specs and
+generated modules. "Cold" is the first
 run there (every question solved, every play pass played, every witness searched), "warm" the
 next ones (from the answers kept by the first). `report` runs with its defaults and `--seed 1`.
 For each: wall-clock seconds (the fastest of R warm runs) and CPU seconds of the process and
@@ -22,7 +23,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -91,6 +91,9 @@ def proofs_folder(user: Path, folder: Path) -> None:
     for path in folder.iterdir():
         if path.name.startswith(ANSWERS):
             shutil.rmtree(path) if path.is_dir() else path.unlink()     # (check's: a folder per question)
+        elif path.is_file() and not (user / path.name).exists():
+            user.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, user / path.name)     # what `baobei check` would have kept there
 
 
 def main() -> None:
@@ -100,7 +103,7 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DIR", help="keep the cache folders here (default: a temporary folder)")
     args = parser.parse_args()
     from baobei.dsl import cache
-    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="baobei-check-bench-"))
+    base = Path(args.keep) if args.keep else cache.scratch_folder("baobei-check-bench-")
     proofs = base / "proofs"
     proofs_folder(cache.folder(), proofs)
     # the bytecode of this checkout's modules, as pip writes it at install (no run pays for it)
