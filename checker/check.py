@@ -126,6 +126,7 @@ class Checker:
         self._free: dict[tuple, bool] = {}
         self._small_solvers: dict = {}     # on_a_small_table's, by the invariants their questions assume
         self._quick_solvers: dict = {}     # proved_quickly's, likewise (kept_check)
+        self._move_contexts: dict = {}
 
     # -- built when a question is solved -------------------------------------------------------
     @cached_property
@@ -377,7 +378,12 @@ class Checker:
 
     # -- the contexts: where a decision is judged -------------------------------------------------
     def move_context(self, kind: str) -> list:
-        return self.situation.move_shape(kind) + [kind_context(self.situation, self.sites, kind)]
+        """Made once per kind: the questions of a kind ask it again and again (fr's 15 kinds 73
+        times in a cold check)."""
+        if kind not in self._move_contexts:
+            self._move_contexts[kind] = self.situation.move_shape(kind) + [kind_context(self.situation, self.sites,
+                                                                                       kind)]
+        return list(self._move_contexts[kind])
 
     def move_where(self, kind: str) -> str:
         """What move_context reads of the spec: where a move of this kind is asked."""

@@ -32,14 +32,19 @@ def shown_path(path, cwd: str | None = None) -> str:
     elsewhere) are shown relative to it, others as they are."""
     import os
     path = str(path)
-    if os.path.isabs(path):
+    if not os.path.isabs(path):
+        return path
+    key = (path, cwd if cwd is not None else os.getcwd())
+    if key not in _SHOWN:       # a command shows the same few files' places over and over
         try:
-            relative = os.path.relpath(path, cwd)
+            relative = os.path.relpath(path, key[1])
         except ValueError:
-            return path
-        if not relative.startswith(".."):
-            return relative
-    return path
+            relative = ".."
+        _SHOWN[key] = path if relative.startswith("..") else relative
+    return _SHOWN[key]
+
+
+_SHOWN: dict[tuple[str, str], str] = {}
 
 
 class BaobeiError(Exception):
