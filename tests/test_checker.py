@@ -180,6 +180,32 @@ def test_a_situation_found_for_another_question_settles_only_the_rules_it_shows(
     assert "draw.by_another_player" in findings[0]["message"]
 
 
+def test_a_dealt_table_shows_invariants_can_hold_only_where_z3_finds_them_true(config):
+    """Checker.free asks whether a group of invariants can hold at every table size: the table the
+    rules deal at a size answers it without a query when Z3 evaluates the well-formed tables'
+    constraints and the invariants true on it. Where the situation cannot hold that table (five
+    cards dealt at two players, four slots), or where it does not satisfy a term (an empty deck),
+    the solver is asked and finds another table; a term no table satisfies is refused."""
+    from baobei.checker.answers import Answers
+    from baobei.checker.check import Checker
+    from baobei.checker.proofs import proved_everywhere
+    spec = load_spec(config, "fr")
+    checker = Checker(spec, load_edition_for(config, spec), SMALL, 20_000, "fr",
+                      proved_everywhere(spec, book_proofs("fr", SMALL)), Answers(enabled=False))
+    sizes = range(2, SMALL.players + 1)
+    invariants = [checker.invariant_terms[name] for name in checker.proved]
+    assert invariants and checker.shown_by_a_dealt_table(3, invariants)
+    assert not checker.shown_by_a_dealt_table(2, invariants)
+    assert checker._satisfiable_everywhere(checker.proved) is True
+    assert checker.report.queries == 1         # two players: by the solver
+    s = checker.situation
+    checker.invariant_terms.update({"empty deck": s.ints["deck_size"] == 0, "too many": s.np > SMALL.players})
+    assert not any(checker.shown_by_a_dealt_table(players, [s.ints["deck_size"] == 0]) for players in sizes)
+    assert checker._satisfiable_everywhere(["empty deck"]) is True
+    assert checker.report.queries == 1 + len(sizes)
+    assert checker._satisfiable_everywhere(["too many"]) is False
+
+
 def test_check_command_exit_codes_and_json(spec_copy, capsys):
     code = main(["check", "--variant", "fr", "--players", "3", "--slots", "4", "--json"])
     data = json.loads(capsys.readouterr().out)
