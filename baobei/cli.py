@@ -314,41 +314,70 @@ def _variants(config, requested: str | None) -> list[str]:
     return variants
 
 
-def _check_one(config, variant: str, bounds, args, proofs, only_cached: bool = False, backwards: bool = False):
-    """One variant's checks and random play. `only_cached`: from the cache alone (the answers and
-    the play pass), else NotCached (checker/answers.py) and the caller checks it in a worker.
-    `backwards`: its questions from the last to the first (Checker.run)."""
+def _questions(config, variant: str, bounds, args, proofs, only_cached: bool = False, backwards: bool = False):
+    """One variant's questions: (its report, its layers). `only_cached`: from the cache alone, else
+    NotCached (checker/answers.py). `backwards`: its questions from the last to the first
+    (Checker.run)."""
     from baobei.checker.answers import Answers
     from baobei.checker.check import check
-    from baobei.checker.play import cached_play, play_key, play_pass
     from baobei.dsl.loader import load_edition_for, load_spec
-    from baobei.interpreter.rules import load_rules
     spec = load_spec(config, variant)
     edition = load_edition_for(config, spec)
-    table_sizes = bounds.players - 1 if args.games > 0 else 0     # the play pass's steps
     answers = Answers(enabled=not args.no_cache, only_cached=only_cached)
-    report = check(spec, edition, variant, bounds, args.timeout, proofs, extra_steps=table_sizes, answers=answers,
-                   backwards=backwards)
-    if args.games > 0:
-        key = play_key(spec, edition, bounds.players, args.games, args.seed) if not args.no_cache else None
-        if not cached_play(report, key, bounds.players, only_cached):
-            play_pass(report, load_rules(config, variant), bounds.players, args.games, args.seed, args.failures, key)
-    else:
-        report.play = "none (--games 0)"
-    if args.emit and report.findings:
-        from baobei.checker.scenarios import emit_findings
-        emit_findings(report, load_rules(config, variant), args.emit)
+    report = check(spec, edition, variant, bounds, args.timeout, proofs, answers=answers, backwards=backwards)
     return report, spec.layers
 
 
+def _play(config, variant: str, bounds, args, only_cached: bool = False):
+    """One variant's random-play pass: (what it played, its findings). From the cache when it was
+    played before; `only_cached`: else NotCached."""
+    from baobei.checker.check import Report
+    from baobei.checker.parallel import plan
+    from baobei.checker.play import cached_play, play_key, play_pass
+    from baobei.dsl.loader import load_edition_for, load_spec
+    from baobei.interpreter.rules import load_rules
+    if args.games <= 0:
+        return "none (--games 0)", []
+    plan(bounds.players - 1)        # a step per table size
+    report = Report(variant, str(bounds))
+    spec = load_spec(config, variant)
+    key = play_key(spec, load_edition_for(config, spec), bounds.players, args.games, args.seed) \
+        if not args.no_cache else None
+    if not cached_play(report, key, bounds.players, only_cached):
+        play_pass(report, load_rules(config, variant), bounds.players, args.games, args.seed, args.failures, key)
+    return report.play, report.findings
+
+
+def _checked(config, variant: str, questions, played, args):
+    """A variant's report: its questions' and its play pass's findings, the failing ones written as
+    scenario files when --emit asks for them."""
+    report, layers = questions
+    report.play, findings = played
+    report.findings += findings
+    if args.emit and report.findings:
+        from baobei.checker.scenarios import emit_findings
+        from baobei.interpreter.rules import load_rules
+        emit_findings(report, load_rules(config, variant), args.emit)
+    return report, layers
+
+
+def _variant_job(job: str, config, variant: str, bounds, args, proofs=None, backwards: bool = False):
+    """A worker's job: a variant's questions ("questions") or its play pass ("play")."""
+    if job == "questions":
+        return _questions(config, variant, bounds, args, proofs, backwards=backwards)
+    return _play(config, variant, bounds, args)
+
+
 def _checked_from_the_cache(config, variants: list[str], bounds, args, proofs) -> list:
-    """Each variant's report when the cache answers all of its questions (None where it does not):
-    here, without starting a worker or building a formula."""
+    """Each variant's report when the cache answers all of its questions and holds its play pass
+    (None where it does not): here, without starting a worker or building a formula."""
     from baobei.checker.answers import NotCached
     found = []
     for variant, proof in zip(variants, proofs):
         try:
-            found.append(None if args.no_cache else _check_one(config, variant, bounds, args, proof, only_cached=True))
+            found.append(None if args.no_cache else _checked(
+                config, variant, _questions(config, variant, bounds, args, proof, only_cached=True),
+                _play(config, variant, bounds, args, only_cached=True), args))
         except NotCached:
             found.append(None)
     return found
@@ -386,13 +415,15 @@ def cmd_check(args) -> int:
         phase.finish(f"{sum(found[0].answers for found in results if found is not None)} answers from the cache")
     if missing:
         phase = Phase(f"checking {', '.join(variants[index] for index in missing)}", "checks", enabled=shown)
-        # side by side, every other variant from its last question to its first (Checker.run)
-        jobs = [(config, variants[index], bounds, args, proofs[index], False, position % 2 == 1)
+        # side by side, every other variant from its last question to its first (Checker.run); the
+        # play passes after all the questions, each by whichever worker is free first
+        jobs = [("questions", config, variants[index], bounds, args, proofs[index], position % 2 == 1)
                 for position, index in enumerate(missing)]
-        made = in_forked_workers(_check_one, jobs, on_progress=phase.progress)
+        jobs += [("play", config, variants[index], bounds, args) for index in missing]
+        made = in_forked_workers(_variant_job, jobs, on_progress=phase.progress)
         phase.finish()
-        for index, found in zip(missing, made):
-            results[index] = found
+        for position, index in enumerate(missing):
+            results[index] = _checked(config, variants[index], made[position], made[len(missing) + position], args)
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  or any(status != "proved" for _, status, _ in report.invariants)
                  for report, _ in results) or not passages.ok

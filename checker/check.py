@@ -425,15 +425,14 @@ class Checker:
                 + [self.check_placement]
                 + ([partial(self.check_claim, claim) for claim in self.spec.claims.values()] if claims else []))
 
-    def run(self, extra_steps: int = 0, backwards: bool = False) -> Report:
-        """`extra_steps`: the steps the caller adds after these (progress plans them all at once).
-        `backwards`: the stages from the last (the claims) to the first, for a variant checked
+    def run(self, backwards: bool = False) -> Report:
+        """`backwards`: the stages from the last (the claims) to the first, for a variant checked
         beside another that goes forwards: a question both ask is then solved by the first to
         come to it, and its answer often says the other's (Answers.implied). The report is the
         same either way: what each stage adds is put back in the order of the stages."""
         started = time.perf_counter()
         stages = self.stages()
-        parallel.plan(len(stages) + extra_steps)
+        parallel.plan(len(stages))
         added: dict[int, tuple[list, list]] = {}
         findings, claims = self.report.findings, self.report.claims
         for index in (reversed(range(len(stages))) if backwards else range(len(stages))):
@@ -764,11 +763,11 @@ def _legal_kinds(expr) -> set[str]:
 
 
 def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
-          timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None, extra_steps: int = 0,
+          timeout_ms: int = DEFAULT_TIMEOUT_MS, proofs: list | None = None,
           progress: bool = False, answers: Answers | None = None, backwards: bool = False) -> Report:
     """The checks of one variant, assuming the invariants its proofs (proofs.py, made here when not
     given) proved at every table size; what they did not prove comes first among the findings.
-    `extra_steps`, `backwards`: see Checker.run; `progress`: show the proofs made here on stderr;
+    `backwards`: see Checker.run; `progress`: show the proofs made here on stderr;
     `answers`: where answers come from (default: the cache)."""
     from .proofs import prove_all, proved_everywhere
     if proofs is None:
@@ -776,7 +775,7 @@ def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
         proofs = prove_all([(spec, edition)], bounds, timeout_ms, use_cache, progress=progress)[0]
     checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs), answers)
     add_proofs(checker.report, spec, proofs)
-    return checker.run(extra_steps, backwards)
+    return checker.run(backwards)
 
 
 def add_proofs(report: Report, spec: Spec, proofs: list) -> None:

@@ -75,7 +75,7 @@ def play_pass(report: Report, rules, max_players: int, games: int, seed: int, fa
             failed.append(str(players))
             continue
         finally:
-            step()      # a step of the check's progress per table size (Checker.run plans them)
+            step()      # a step of the check's progress per table size (its caller plans them)
         played += stats.games
         moves += stats.checked_moves
     report.play = (f"seed {seed}, {games} games at each of 2 to {max_players} players, the invariants after every "
