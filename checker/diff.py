@@ -403,6 +403,8 @@ class Differ:
     def legality(self, kind: str) -> None:
         legal_a, win_a, rules_a = self.tr_a.legal(kind)
         legal_b, win_b, rules_b = self.tr_b.legal(kind)
+        if legal_a.eq(legal_b):     # one term (Z3 shares equal terms): no situation tells them apart
+            return
         context = self.situation.move_shape(kind) + [kind_context(self.situation, self.sites_a, kind),
                                                      kind_context(self.situation, self.sites_b, kind)]
         for models, (wa, wb) in self.classes(context + [legal_a != legal_b], [win_a, win_b], f"legal {kind}", kind):

@@ -274,6 +274,20 @@ def test_diff_reports_the_same_on_one_core_as_on_several_and_whatever_the_cache_
     assert one_core["differences"] == side_by_side["differences"]
 
 
+def test_diff_asks_no_query_of_a_move_both_editions_make_legal_alike(config):
+    """Where the two sides' legality of a move is one term (the same rules, read alike), no
+    situation can tell them apart: diff asks nothing of it. Where they differ (a pluck), it asks
+    and finds the difference."""
+    from baobei.checker.diff import Differ
+    fr, de = load_spec(config, "fr"), load_spec(config, "de")
+    differ = Differ(("fr", fr), ("de", de), load_edition_for(config, fr), SMALL)
+    assert differ.tr_a.legal("draw")[0].eq(differ.tr_b.legal("draw")[0])
+    differ.legality("draw")
+    assert differ.report.queries == 0 and not differ.report.differences
+    differ.legality("pluck")
+    assert differ.report.queries > 0 and differ.report.differences
+
+
 def test_making_de_like_fr_removes_that_difference(spec_copy):
     edit(spec_copy / "de.bao", '''rule place.freed_slot
   cite de "Der Besitzer legt sie auf einen durch eine entfernte Karte freigewordenen Platz, falls einer vorhanden ist. Gibt es mehrere freie Plätze, wählt er einen davon."
