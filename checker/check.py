@@ -156,6 +156,13 @@ class Checker:
         return [s.np <= 3] + [n <= 3 for n in s.ns]
 
     @cached_property
+    def rules(self):
+        """The spec played by the interpreter (shown_by_a_dealt_table deals its tables)."""
+        from baobei.interpreter.program import program_of
+        from baobei.interpreter.rules import Rules
+        return Rules(self.report.variant, self.spec, program_of(self.spec), self.edition)
+
+    @cached_property
     def table(self) -> str:
         return table_text(self.spec, self.edition, self.bounds)
 
@@ -264,13 +271,10 @@ class Checker:
         cannot hold, leaves the question to the solver."""
         from baobei.interpreter.engine import Ctx
         from baobei.interpreter.game import new_round
-        from baobei.interpreter.rules import Rules
-        from baobei.interpreter.program import program_of
         from baobei.interpreter.state import Rng
         from .concrete import Evaluator, substitution
         try:
-            rules = Rules(self.report.variant, self.spec, program_of(self.spec), self.edition)
-            rnd = new_round(rules, [f"P{index}" for index in range(players)], Rng(0), first=0, totals={})
+            rnd = new_round(self.rules, [f"P{index}" for index in range(players)], Rng(0), first=0, totals={})
             model = Evaluator(substitution(self.situation, rnd, ctx=Ctx(actor=rnd.active)))
             return all(model(term) is True for term in [self.situation.np == players, *self.constraints, *terms])
         except Exception:  # noqa: BLE001 - a table that cannot be proposed is asked of the solver

@@ -38,8 +38,8 @@ def shown_path(path, cwd: str | None = None) -> str:
     if key not in _SHOWN:       # a command shows the same few files' places over and over
         try:
             relative = os.path.relpath(path, key[1])
-        except ValueError:
-            relative = ".."
+        except ValueError:      # on another drive: shown as it is
+            relative = path
         _SHOWN[key] = path if relative.startswith("..") else relative
     return _SHOWN[key]
 
