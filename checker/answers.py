@@ -422,36 +422,52 @@ class Assumptions:
 
 # ---- diff: the classes of one decision ------------------------------------------------------------
 
-def job_key(differ, reads: tuple, method, argument) -> str | None:
-    """The key of one of diff's jobs (the classes one decision splits into, checker/diff.py): what
-    both sides read for it, both sides' tables and proved invariants, the side names the classes
-    are told with, the witnesses (shown and spare) asked for. None for a job this does not know: it is solved."""
-    from .diff import _branch_conditions
-    from .sites import analyse
-    sides = [(differ.name_a, differ.spec_a, differ.proved[0]), (differ.name_b, differ.spec_b, differ.proved[1])]
-    parts = [code_version("diff"), differ.timeout_ms, differ.witnesses, differ.spares, method.__name__, repr(argument)]
-    for (name, spec, proved), reads, edition in zip(sides, reads, differ.editions):
-        cone = reads.of(*(spec.invariants[invariant] for invariant in proved))
-        sites, _, resolving = analyse(spec)
-        if method.__name__ == "legality":
-            cone.add(reads.legal(argument))
-            where = [(site.power, site.asked) for site in sites if argument in site.kinds]
-        elif method.__name__ == "fire":
-            cone.add(reads.of(*spec.fire_rules()))
-            for rule in spec.fire_rules():
-                if not isinstance(rule.body.role, ast.NoneLit):
-                    cone.add(reads.fires(expr_text(rule.body.role)))
-            where = sorted(str(power) for power in set(resolving))
-        elif method.__name__ == "value":
-            cone.add(reads.decision(argument))
-            where = [differ.read_by_rules(argument)]
-            for condition in _branch_conditions(differ.spec_a, argument):    # read by both sides' rules
-                cone.add(reads.of(condition))
-                where.append(_unparsed(condition))
-        else:
-            return None
-        parts += [name, table_text(spec, edition, differ.bounds), cone.entries, repr(where)]
-    return key_of(*parts)
+class JobKeys:
+    """The keys of diff's jobs (the classes one decision splits into, checker/diff.py): what both
+    sides read for it, both sides' tables and proved invariants, the side names the classes are
+    told with, the witnesses (shown and spare) asked for. What every job's key holds of a side
+    (its proved invariants' cone, its ask sites, its table) is made once, not once per job."""
+
+    def __init__(self, differ, reads: tuple):
+        from .sites import analyse
+        self.differ = differ
+        self.sides = []
+        for (name, spec, proved), side_reads, edition in zip(
+                [(differ.name_a, differ.spec_a, differ.proved[0]), (differ.name_b, differ.spec_b, differ.proved[1])],
+                reads, differ.editions):
+            invariants = side_reads.of(*(spec.invariants[invariant] for invariant in proved))
+            sites, _, resolving = analyse(spec)
+            self.sides.append((name, spec, side_reads, invariants, sites, resolving,
+                               table_text(spec, edition, differ.bounds)))
+
+    def of(self, method, argument) -> str | None:
+        """A job's key; None for a job this does not know: it is solved."""
+        from .diff import _branch_conditions
+        differ = self.differ
+        parts = [code_version("diff"), differ.timeout_ms, differ.witnesses, differ.spares, method.__name__,
+                 repr(argument)]
+        for name, spec, reads, invariants, sites, resolving, table in self.sides:
+            cone = Cone()
+            cone.add(invariants)
+            if method.__name__ == "legality":
+                cone.add(reads.legal(argument))
+                where = [(site.power, site.asked) for site in sites if argument in site.kinds]
+            elif method.__name__ == "fire":
+                cone.add(reads.of(*spec.fire_rules()))
+                for rule in spec.fire_rules():
+                    if not isinstance(rule.body.role, ast.NoneLit):
+                        cone.add(reads.fires(expr_text(rule.body.role)))
+                where = sorted(str(power) for power in set(resolving))
+            elif method.__name__ == "value":
+                cone.add(reads.decision(argument))
+                where = [differ.read_by_rules(argument)]
+                for condition in _branch_conditions(differ.spec_a, argument):    # read by both sides' rules
+                    cone.add(reads.of(condition))
+                    where.append(_unparsed(condition))
+            else:
+                return None
+            parts += [name, table, cone.entries, repr(where)]
+        return key_of(*parts)
 
 
 def _unparsed(expr) -> str:

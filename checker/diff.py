@@ -21,7 +21,7 @@ from baobei.dsl.unparse import declaration
 from baobei.interpreter.progress import Phase
 
 from . import parallel
-from .answers import Answers, Reads, job_key
+from .answers import Answers, JobKeys, Reads
 from .bodies import BodyComparer, bodies, knowledge, signature, statement_exprs
 from .check import DEFAULT_TIMEOUT_MS, RuleInfo
 from .execute import derived
@@ -200,8 +200,8 @@ class Differ:
         # (a solver that had answered another job first would give other models).
         phase = Phase("comparing the decisions", "decisions", enabled=progress, planned=len(jobs))
         not_compared = self.uncompared()
-        reads = (Reads(self.spec_a), Reads(self.spec_b))
-        keys = [job_key(self, reads, method, argument) for method, argument in jobs]
+        job_keys = JobKeys(self, (Reads(self.spec_a), Reads(self.spec_b)))
+        keys = [job_keys.of(method, argument) for method, argument in jobs]
         found = self.cached_jobs(keys)
         phase.progress(0, len(found))
         missing = [index for index in range(len(jobs)) if index not in found]
@@ -223,7 +223,7 @@ class Differ:
         return self.report
 
     def cached_jobs(self, keys: list) -> dict[int, list[Difference]]:
-        """The jobs whose classes the cache holds (job_key), by index."""
+        """The jobs whose classes the cache holds (JobKeys), by index."""
         found = {}
         for index, key in enumerate(keys):
             kept = self.answers.get(key) if key else None
