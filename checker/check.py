@@ -22,7 +22,7 @@ from baobei.dsl.schema import DECLINE_KINDS, MOVE_KINDS
 from . import parallel
 from .answers import Answers, Assumptions, Cone, Question, Reads, code_version, key_of, table_text
 from .sites import analyse, kind_context, resolve_context
-from .smallest import small_model
+from .smallest import small_model, small_table
 from .symbolic import NONE, Bounds, Situation, new_solver
 from .translate import Translator
 from .witness import describe_model
@@ -152,8 +152,7 @@ class Checker:
 
     @cached_property
     def small_table(self) -> list:
-        s = self.situation
-        return [s.np <= 3] + [n <= 3 for n in s.ns]
+        return small_table(self.situation)
 
     @cached_property
     def rules(self):
