@@ -288,6 +288,42 @@ def test_diff_asks_no_query_of_a_move_both_editions_make_legal_alike(config):
     assert differ.report.queries > 0 and differ.report.differences
 
 
+def test_a_class_the_small_table_cannot_show_is_found_on_the_whole_table(spec_copy, monkeypatch):
+    """After a first class, diff looks for the next on a small table (at most three slots) and
+    ends on the whole one. de's double pluck on a discard made to need four cards: that class
+    is only on the whole table, and diff finds the same classes as it does without the small
+    table, the small table having been asked."""
+    from baobei.checker import diff as diff_module
+    edit(spec_copy / "de.bao", "reference.how in {discarded, replaced} and actor != active",
+         "reference.how in {discarded, replaced} and actor != active and cards(actor) >= 4")
+    config = load_config(spec=str(spec_copy))
+    fr, de = load_spec(config, "fr"), load_spec(config, "de")
+    edition = load_edition_for(config, fr)
+
+    def classes() -> tuple[set, list]:
+        differ = diff_module.Differ(("fr", fr), ("de", de), edition, SMALL)
+        differ.legality("pluck")
+        found = {(d.message, tuple(r.name for side in ("fr", "de") for r in d.rules[side]))
+                 for d in differ.report.differences}
+        return found, differ.report.differences
+
+    asked = []
+    on_a_small_table = diff_module.Differ.on_a_small_table
+    monkeypatch.setattr(diff_module.Differ, "on_a_small_table",
+                        lambda self, solver: asked.append(on_a_small_table(self, solver)) or asked[-1])
+    with_small, differences = classes()
+    assert asked, "the small table was never asked"
+    monkeypatch.setattr(diff_module, "SMALL_CLASS_RLIMIT", 1)      # the small table answers nothing
+    without_small, _ = classes()
+    assert with_small == without_small
+    on_a_discard = [d for d in differences
+                    if any(r.name == "pluck.double.on_a_regular_discard" for r in d.rules["de"])]
+    assert on_a_discard, [d.message for d in differences]
+    for difference in on_a_discard:
+        actor = difference.witness["move"].split(":")[0]
+        assert len([card for card in difference.witness["layouts"][actor] if card != "_"]) >= 4
+
+
 def test_making_de_like_fr_removes_that_difference(spec_copy):
     edit(spec_copy / "de.bao", '''rule place.freed_slot
   cite de "Der Besitzer legt sie auf einen durch eine entfernte Karte freigewordenen Platz, falls einer vorhanden ist. Gibt es mehrere freie Plätze, wählt er einen davon."
