@@ -429,14 +429,12 @@ class JobKeys:
     (its proved invariants' cone, its ask sites, its table) is made once, not once per job."""
 
     def __init__(self, differ, reads: tuple):
-        from .sites import analyse
         self.differ = differ
         self.sides = []
-        for (name, spec, proved), side_reads, edition in zip(
+        for (name, spec, proved), side_reads, edition, (sites, _, resolving) in zip(
                 [(differ.name_a, differ.spec_a, differ.proved[0]), (differ.name_b, differ.spec_b, differ.proved[1])],
-                reads, differ.editions):
+                reads, differ.editions, differ.analysed):
             invariants = side_reads.of(*(spec.invariants[invariant] for invariant in proved))
-            sites, _, resolving = analyse(spec)
             self.sides.append((name, spec, side_reads, invariants, sites, resolving,
                                table_text(spec, edition, differ.bounds)))
 

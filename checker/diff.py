@@ -128,7 +128,9 @@ class Differ:
         self.table_b, edition_facts = self.side_b_table()
         self.tr_a = Translator(self.spec_a, self.situation)
         self.tr_b = Translator(self.spec_b, self.table_b)
-        self.sites_a, self.sites_b = analyse(self.spec_a)[0], analyse(self.spec_b)[0]
+        # each side's (ask sites, contexts of each container, containers that resolve powers)
+        self.analysed = (analyse(self.spec_a), analyse(self.spec_b))
+        self.sites_a, self.sites_b = self.analysed[0][0], self.analysed[1][0]
         self.report = DiffReport(self.name_a, self.name_b, str(bounds))
         self.wellformed = self.situation.constraints() + edition_facts
         self.base = self.wellformed + \
