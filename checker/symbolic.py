@@ -52,12 +52,16 @@ class RefV:
 
 
 class ListV:
-    """A bounded list: (guard, element) pairs; an element exists when its guard holds."""
+    """A bounded list: (guard, element) pairs; an element exists when its guard holds. A list of
+    layouts' slots may also give each guard without its slot's existence (`unsized`): for a
+    quantifier whose body an empty cell leaves out anyway (Situation.leaves_alone_when_empty),
+    Z3 then reads no layout size."""
 
-    __slots__ = ("items",)
+    __slots__ = ("items", "unsized")
 
-    def __init__(self, items):
+    def __init__(self, items, unsized=None):
         self.items = items
+        self.unsized = unsized
 
 
 def none_slot() -> SlotV:
@@ -341,20 +345,39 @@ class Situation:
         return any(table is cells and empty == value for cells, value in self._own_cells)
 
     def player_slots(self, p) -> ListV:
-        items = []
         i = number(p)
         if i is not None:
-            if 0 <= i < self.bounds.players:
-                items = [(ge_(self.ns[i], j + 1), SlotV(int_(i), int_(j + 1))) for j in range(self.bounds.slots)]
-            return ListV(items)
-        for i in range(self.bounds.players):
-            for j in range(self.bounds.slots):
-                items.append((and_([eq_(p, i), ge_(self.ns[i], j + 1)]), SlotV(int_(i), int_(j + 1))))
-        return ListV(items)
+            if not 0 <= i < self.bounds.players:
+                return ListV([])
+            cells = [(i, j, z3.BoolVal(True)) for j in range(self.bounds.slots)]
+        else:
+            cells = [(i, j, eq_(p, i)) for i in range(self.bounds.players) for j in range(self.bounds.slots)]
+        return self._slots(cells)
 
     def all_slots(self) -> ListV:
-        return ListV([(ge_(self.ns[i], j + 1), SlotV(int_(i), int_(j + 1)))
-                      for i in range(self.bounds.players) for j in range(self.bounds.slots)])
+        return self._slots([(i, j, z3.BoolVal(True)) for i in range(self.bounds.players)
+                            for j in range(self.bounds.slots)])
+
+    def _slots(self, cells: list) -> ListV:
+        """The slots of these cells ((player, index, whose)) that exist; under its own layout sizes,
+        each guard without the existence too (ListV.unsized)."""
+        items = [(and_([whose, ge_(self.ns[i], j + 1)]), SlotV(int_(i), int_(j + 1))) for i, j, whose in cells]
+        return ListV(items, [whose for _, _, whose in cells] if self.ns is self._own_ns else None)
+
+    def leaves_alone_when_empty(self, quantifier: str, body, slot: SlotV) -> bool:
+        """Whether a quantifier's body, on this slot of this situation's own tables, leaves the
+        result as it is (all: true; any, count, first: false; sum: 0) wherever the slot's cell is
+        empty, as every cell a layout does not have is (constraints()): then the slot needs no
+        guard on its existence. The body with the cell's variables at their empty values must
+        simplify to that constant."""
+        if not isinstance(body, z3.ExprRef):
+            return False
+        i, j = number(slot.p), number(slot.n) - 1
+        empty = [(table[i][j], int_(value)) for table, value in self._own_cells]
+        there = z3.simplify(z3.substitute(body, *empty))
+        if quantifier == "sum":
+            return number(there) == 0
+        return truth(there) is (quantifier == "all")
 
     def players(self) -> ListV:
         return ListV([(self.np > i, int_(i)) for i in range(self.bounds.players)])

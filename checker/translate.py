@@ -243,6 +243,9 @@ class Translator:
     def e_Quant(self, e, env):
         domain = self.expr(e.domain, env)
         results = [(g, self.expr(e.body, {**env, e.var: item})) for g, item in domain.items]
+        if domain.unsized is not None:
+            results = [(unsized if self.s.leaves_alone_when_empty(e.kind, b, item) else g, b)
+                       for (g, b), unsized, (_, item) in zip(results, domain.unsized, domain.items)]
         if e.kind == "all":
             return and_([or_([not_(g), b]) for g, b in results])
         if e.kind == "any":
@@ -250,7 +253,7 @@ class Translator:
         if e.kind == "count":
             return z3.Sum([z3.If(z3.And(g, b), 1, 0) for g, b in results]) if results else int_(0)
         if e.kind == "sum":
-            return z3.Sum([z3.If(g, b, 0) for g, b in results]) if results else int_(0)
+            return z3.Sum([if_(g, b, int_(0)) for g, b in results]) if results else int_(0)
         found = self.default(e.type)
         for (g, b), (_, item) in reversed(list(zip(results, domain.items))):
             found = ite(and_([g, b]), item, found)

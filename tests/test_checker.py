@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from baobei.checker.answers import Answers
 from baobei.checker.check import check
 from baobei.checker.diff import diff
 from baobei.checker.report import diff_text, witness_line
-from baobei.checker.symbolic import Bounds
+from baobei.checker.symbolic import Bounds, Situation
 from baobei.cli import main
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
@@ -87,6 +88,28 @@ def test_an_edition_with_two_negative_cards_breaks_the_claim(spec_copy):
     finding = [f for f in report.findings if f.kind == "claim"][0]
     layouts = finding.witness["layouts"]
     assert sum(cards.count("golden_toucan") for cards in layouts.values()) == 2
+
+
+def test_a_quantifier_over_slots_counts_an_empty_cell_only_where_the_layout_has_it(spec_copy, monkeypatch):
+    """A cell no layout has is empty (constraints()), so cards(p) need not ask whether a slot
+    exists (an empty cell is not occupied), but a count of the slots without a card must: the
+    guard on a slot's existence is left out only where an empty cell leaves the result alone."""
+    path = spec_copy / "core" / "round.bao"
+    path.write_text(path.read_text(encoding="utf-8") + '\nclaim test.a_slot_holds_a_card_or_none\n'
+                    '  assumed "a test of the checker"\n'
+                    '  holds all p in players: cards(p) + (count s in p.slots: s.card == none) == count(p.slots)\n',
+                    encoding="utf-8")
+    config = load_config(spec=str(spec_copy))
+    spec = load_spec(config, "fr")
+
+    def claimed():
+        report = check(spec, load_edition_for(config, spec), "fr", SMALL, proofs=book_proofs("fr", SMALL),
+                       answers=Answers(enabled=False))
+        return {name: status for name, status, _ in report.claims}
+    assert claimed()["test.a_slot_holds_a_card_or_none"] == "holds"
+    # the claim does read the guard: with every slot's taken as read, the missing slots count
+    monkeypatch.setattr(Situation, "leaves_alone_when_empty", lambda self, quantifier, body, slot: True)
+    assert claimed()["test.a_slot_holds_a_card_or_none"] == "fails"
 
 
 def test_a_precondition_that_can_fail_is_found_among_those_that_hold(spec_copy):

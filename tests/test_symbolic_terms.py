@@ -8,10 +8,10 @@ import itertools
 
 import z3
 
-from baobei.checker.execute import Executor, Frame
+from baobei.checker.execute import Executor, Frame, derived
 from baobei.checker.smallest import marks_in_turn_order, small_model
-from baobei.checker.symbolic import (NONE, Bounds, Situation, and_, arith_, eq_, ge_, if_, int_, not_, number, or_, sum_,
-                                     truth)
+from baobei.checker.symbolic import (NONE, Bounds, Situation, SlotV, and_, arith_, eq_, ge_, if_, int_, not_, number, or_,
+                                     sum_, truth)
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
 from conftest import ROOT
@@ -111,6 +111,25 @@ def test_a_witness_names_only_slots_of_its_table():
         number = model.eval(slot.n, model_completion=True).as_long()
         size = model.eval(state.ns[owner], model_completion=True).as_long()
         assert 1 <= number <= size, (name, owner, number, size)
+
+
+def test_a_cell_is_read_without_its_layout_size_only_where_the_constraints_empty_it():
+    """A read of a situation's own cell needs no guard on its owner's layout size: the
+    well-formed tables (constraints()) empty every cell a layout does not have, so the plain
+    read means the guarded one on each of them. Under another layout (the list of sizes an
+    effect made) a read keeps its guard."""
+    config = load_config(cwd=ROOT)
+    spec = load_spec(config, "fr")
+    state = Situation(spec, load_edition_for(config, spec), Bounds(3, 3))
+    other_sizes = derived(state, ns=list(state.ns))        # the same sizes, as another layout's
+    wherever = SlotV(z3.Int("p"), z3.Int("n"))
+    for table, empty in ((state.card, NONE), (state.mturn, -1), (state.mseq, -1), (state.mby, NONE)):
+        assert state.at(SlotV(int_(1), int_(2)), table, int_(empty)).eq(table[1][1])
+        plain, guarded = state.at(wherever, table, int_(empty)), other_sizes.at(wherever, table, int_(empty))
+        assert not plain.eq(guarded)
+        solver = z3.Solver()
+        solver.add(*state.constraints(), plain != guarded)
+        assert solver.check() == z3.unsat
 
 
 def test_a_queued_card_runs_whichever_power_it_has():
