@@ -24,11 +24,11 @@ def small_table(situation: Situation) -> list:
 def smallness(situation: Situation) -> tuple[list[tuple[int, int]], list]:
     """For witnesses a person can read: the tables to try, smallest first ((players, slots)),
     and the wishes that hold on any of them (variables at their initial values, no card moved by
-    a power, nothing held, no change in the running action, an early turn) to keep where
-    possible; small_model adds the facts of a table that can occur (facts_of_a_round). A wish
-    only chooses among the models of a query already answered: no verdict depends on one. (Made
-    again for each search: kept, its terms would keep their ids in Z3, and Z3 would find other
-    witnesses than the ones the same spec has given.)"""
+    a power, nothing held, layouts of one slot at most, no change in the running action, an
+    early turn) to keep where possible; small_model adds the facts of a table that can occur
+    (facts_of_a_round). A wish only chooses among the models of a query already answered: no
+    verdict depends on one. (Made again for each search: kept, its terms would keep their ids in
+    Z3, and Z3 would find other witnesses than the ones the same spec has given.)"""
     s = situation
     wishes = []
     for name, decl in s.spec.vars.items():
@@ -44,6 +44,9 @@ def smallness(situation: Situation) -> tuple[list[tuple[int, int]], list]:
             wishes.append(value == init.value)
     wishes += [s.mturn[i][j] == -1 for i in range(s.bounds.players) for j in range(s.bounds.slots)]
     wishes += [s.hc == 0]
+    # a layout no longer than the witness needs: it reads more easily, and the play search that
+    # makes a scenario of it starts from its table (nothing else keeps a model's layouts short)
+    wishes += [n <= 1 for n in s.ns]
     wishes += [z3.Not(flag) for flag in s.changed]
     # early in the round: a witness at turn 17944 shows what an early turn shows as well
     wishes += [s.ints["turn"] <= EARLY]
