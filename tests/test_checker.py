@@ -107,7 +107,7 @@ def test_a_quantifier_over_slots_counts_an_empty_cell_only_where_the_layout_has_
                        answers=Answers(enabled=False))
         return {name: status for name, status, _ in report.claims}
     assert claimed()["test.a_slot_holds_a_card_or_none"] == "holds"
-    # the claim does read the guard: with every slot's taken as read, the missing slots count
+    # the claim does read the guard: with every slot's existence left out, the missing slots count
     monkeypatch.setattr(Situation, "leaves_alone_when_empty", lambda self, quantifier, body, slot: True)
     assert claimed()["test.a_slot_holds_a_card_or_none"] == "fails"
 
