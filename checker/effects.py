@@ -19,7 +19,7 @@ import z3
 from baobei.dsl import ast
 
 from .answers import code_version, key_of
-from .symbolic import NONE, SlotV, Situation, and_, eq_, if_, int_
+from .symbolic import NONE, SlotV, Situation, and_, arith_, eq_, ge_, if_, int_, new_solver, not_, or_, sum_
 from .translate import Translator
 
 MOVES_CARDS = (ast.Draw, ast.Flip, ast.Discard, ast.Bury, ast.Place, ast.TakeTop, ast.Swap, ast.Move,
@@ -38,32 +38,58 @@ class EffectResult:
 
 def primitives_conserve(kinds: int, timeout_ms: int) -> list[EffectResult]:
     """Each primitive, on a symbolic table of zone counts, keeps the count of every card id."""
-    K = kinds
+    return conserve(*primitive_moves(kinds), timeout_ms)
+
+
+def conserve(sane: list, before: list, cases: dict, timeout_ms: int) -> list[EffectResult]:
+    """Whether each case (precondition, zones after) leaves every card id's count as `before`,
+    on the tables `sane` allows."""
     results = []
+    for what, (precondition, zones) in cases.items():
+        changed = or_([not_(eq_(a, b)) for a, b in zip(before, _total(zones))])
+        result = new_solver(*sane, precondition, changed, timeout_ms=timeout_ms).check()
+        status = "proved" if result == z3.unsat else ("violated" if result == z3.sat else "unknown")
+        results.append(EffectResult("the primitives", what, status))
+    return results
+
+
+def _total(zones: list) -> list:
+    """Each card id's count over these zones (each a count per card id)."""
+    return [sum_([zone_[k] for zone_ in zones]) for k in range(len(zones[0]))]
+
+
+def primitive_moves(kinds: int) -> tuple[list, list, dict]:
+    """The primitives over zone counts (a count per card id in each zone): the constraints of a
+    table, each id's count before, and each primitive's (precondition, zones after). Made with
+    symbolic.py's builders: z3py's coercions would cost five times the solving."""
+    K = kinds
 
     def zone(name):
         return [z3.Int(f"{name}_{k}") for k in range(K)]
 
+    def card_id(c):
+        return and_([ge_(c, 0), arith_("<", c, K)])
+
     deck, discard, under, held, layout = zone("deck"), zone("discard"), zone("under"), zone("held"), zone("slots")
     top = z3.Int("top")             # the discard's top card
     card, other = z3.Int("c"), z3.Int("d")   # the card(s) the primitive moves
-    valid = [z3.And(card >= 0, card < K), z3.And(other >= 0, other < K), z3.And(top >= 0, top < K)]
-    sane = [x >= 0 for zone_ in (deck, discard, under, held, layout) for x in zone_] + valid
+    sane = [ge_(x, 0) for zone_ in (deck, discard, under, held, layout) for x in zone_] + \
+        [card_id(card), card_id(other), card_id(top)]
 
     def move_one(source, target, c):
-        src = [z3.If(c == k, x - 1, x) for k, x in enumerate(source)]
-        dst = [z3.If(c == k, x + 1, x) for k, x in enumerate(target)]
+        src = [if_(eq_(c, k), arith_("-", x, 1), x) for k, x in enumerate(source)]
+        dst = [if_(eq_(c, k), arith_("+", x, 1), x) for k, x in enumerate(target)]
         return src, dst
 
     def has(zone_, c):
-        return z3.Or([z3.And(c == k, x >= 1) for k, x in enumerate(zone_)])
+        return or_([and_([eq_(c, k), ge_(x, 1)]) for k, x in enumerate(zone_)])
 
-    def total(zones):
-        return [z3.Sum([z[k] for z in zones]) for k in range(K)]
+    def is_top(k):
+        return if_(eq_(top, k), int_(1), int_(0))
 
     zones = {"pile": deck, "discard": discard, "under": under, "held": held, "slots": layout}
     order = list(zones)
-    before = total(list(zones.values()))
+    before = _total(list(zones.values()))
     cases = {}
     one_card = (("draw (pile -> held)", "pile", "held"), ("flip (pile -> discard)", "pile", "discard"),
                 ("discard held", "held", "discard"), ("discard a slot", "slots", "discard"),
@@ -75,21 +101,13 @@ def primitives_conserve(kinds: int, timeout_ms: int) -> list[EffectResult]:
         after = dict(zones, **{source: moved_from, target: moved_to})
         cases[what] = (has(zones[source], card), [after[name] for name in order])
     # a swap or a move stays within the layouts: the counts per card are those of before
-    cases["swap two slots"] = (z3.And(has(layout, card), has(layout, other)), list(zones.values()))
+    cases["swap two slots"] = (and_([has(layout, card), has(layout, other)]), list(zones.values()))
     cases["move a card to a free slot"] = (has(layout, card), list(zones.values()))
-    new_deck = [d + x - z3.If(top == k, 1, 0) + u for k, (d, x, u) in enumerate(zip(deck, discard, under))]
-    new_discard = [z3.If(top == k, 1, 0) for k in range(K)]
+    new_deck = [arith_("-", sum_([d, x, u]), is_top(k)) for k, (d, x, u) in enumerate(zip(deck, discard, under))]
+    new_discard = [is_top(k) for k in range(K)]
     cases["shuffle the discard (but its top) and what is under it into the pile"] = (
-        has(discard, top), [new_deck, new_discard, [z3.IntVal(0)] * K, held, layout])
-    for what, (precondition, zones) in cases.items():
-        solver = z3.Solver()
-        solver.set("timeout", timeout_ms)
-        solver.add(*sane, precondition)
-        solver.add(z3.Or([a != b for a, b in zip(before, total(zones))]))
-        result = solver.check()
-        status = "proved" if result == z3.unsat else ("violated" if result == z3.sat else "unknown")
-        results.append(EffectResult("the primitives", what, status))
-    return results
+        has(discard, top), [new_deck, new_discard, [int_(0)] * K, held, layout])
+    return sane, before, cases
 
 
 # ---- part 2: preconditions where the spec uses them ----------------------------------------------

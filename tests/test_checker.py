@@ -131,6 +131,19 @@ def test_a_precondition_that_can_fail_is_found_among_those_that_hold(spec_copy):
     assert [name for name, status, _ in report.claims if status == "fails"] == ["cards.each_in_one_place"]
 
 
+def test_the_primitives_keep_every_card_and_a_primitive_that_loses_one_is_violated():
+    """checker/effects.py part 1: each primitive keeps every card id's count; one that takes a
+    card from the pile and puts it nowhere is found."""
+    from baobei.checker.effects import conserve, primitive_moves
+    sane, before, cases = primitive_moves(4)
+    statuses = {result.what: result.status for result in conserve(sane, before, cases, 20000)}
+    assert len(statuses) == 12 and set(statuses.values()) == {"proved"}
+    precondition, (pile_after, *_) = cases["draw (pile -> held)"]
+    _, (_, *unchanged) = cases["move a card to a free slot"]        # every zone but the pile as before
+    lost = {"draw into nowhere": (precondition, [pile_after, *unchanged])}
+    assert [result.status for result in conserve(sane, before, lost, 20000)] == ["violated"]
+
+
 def test_an_undecided_query_is_reported_not_passed(config):
     report = checked(config, "fr", Bounds(3, 6), timeout_ms=1)
     unknown = [f for f in report.findings if f.kind == "unknown"]
