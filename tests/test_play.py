@@ -55,6 +55,23 @@ def test_a_table_reads_back_equal(config):
     assert again.describe_pending() == rnd.describe_pending()
 
 
+def test_checked_play_leaves_no_round_to_the_cyclic_garbage_collector(config):
+    """Every turn's table is read back into a round that is never played: it is closed, so it is
+    freed at once. Left running, each such round is a reference cycle (its waiting procedure
+    refers to it), tens of thousands of objects a game for the collector to find."""
+    import gc
+    rules = load_rules(config, "fr")
+    gc.collect()
+    gc.disable()
+    try:
+        stats = simulate(rules, 4, 6, seed=7, agents=["random"], check=True)
+        left = gc.collect()
+    finally:
+        gc.enable()
+    assert stats.round_trips > 50
+    assert left < stats.round_trips      # read-back rounds left to it: about 100 objects each
+
+
 def test_the_same_seed_plays_the_same_games(config):
     rules = load_rules(config, "fr")
     first = simulate(rules, 4, 5, 99, ["random"])
