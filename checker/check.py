@@ -779,7 +779,9 @@ def check(spec: Spec, edition: Edition, variant: str, bounds: Bounds = Bounds(),
         proofs = prove_all([(spec, edition)], bounds, timeout_ms, use_cache, progress=progress)[0]
     checker = Checker(spec, edition, bounds, timeout_ms, variant, proved_everywhere(spec, proofs), answers)
     add_proofs(checker.report, spec, proofs)
-    return checker.run(backwards)
+    report = checker.run(backwards)
+    parallel.keep_until_exit(checker)
+    return report
 
 
 def add_proofs(report: Report, spec: Spec, proofs: list) -> None:

@@ -16,6 +16,8 @@ from multiprocessing.connection import wait
 
 
 _on_progress = None   # where progress goes: to the parent (in a worker), or to on_progress (here)
+_in_worker = False
+_kept_until_exit: list = []
 
 
 def plan(steps: int) -> None:
@@ -43,8 +45,18 @@ def reporting_to(phase):
         _on_progress = outer
 
 
+def keep_until_exit(value) -> None:
+    """In a worker: `value` is not freed when the job lets go of it but with the whole process
+    when the worker ends (a variant's questions leave tens of thousands of Z3 terms and a few
+    solvers, whose freeing one by one takes 25 ms before the result could go). Elsewhere nothing:
+    the caller's process goes on."""
+    if _in_worker:
+        _kept_until_exit.append(value)
+
+
 def _child(sender, function, arguments) -> None:
-    global _on_progress
+    global _on_progress, _in_worker
+    _in_worker = True
     # what the worker inherited (Z3's terms, the specs, the rules) lives as long as it does: out
     # of the cyclic garbage collector's sight, whose full passes would otherwise walk all of it
     # again and again (and copy the pages they touch)

@@ -40,6 +40,24 @@ def test_forked_workers_report_their_plans_and_steps_while_they_run():
     assert sum(p for p, _ in heard) == 5 and sum(d for _, d in heard) == 5
 
 
+class _Terms:
+    """Stands for what a job made (a checker's Z3 terms and solvers)."""
+
+
+def _kept_after_the_job_lets_go() -> bool:
+    import weakref
+    made = _Terms()
+    alive = weakref.ref(made)
+    parallel.keep_until_exit(made)
+    del made
+    return alive() is not None
+
+
+def test_a_worker_keeps_what_it_is_told_until_it_ends_and_this_process_keeps_nothing():
+    assert parallel.in_forked_workers(_kept_after_the_job_lets_go, [()]) == [True]
+    assert _kept_after_the_job_lets_go() is False
+
+
 def test_work_done_here_reports_to_the_phase_it_runs_in():
     phase = Phase("here", "steps", enabled=False)
     with parallel.reporting_to(phase):
