@@ -23,7 +23,7 @@ from . import parallel
 from .answers import Answers, Assumptions, Cone, Question, Reads, code_version, key_of, table_text
 from .sites import analyse, kind_context, resolve_context
 from .smallest import small_model, small_table
-from .symbolic import NONE, Bounds, Situation, and_, new_solver
+from .symbolic import NONE, Bounds, Situation, and_, eq_, if_, int_, new_solver, sum_
 from .translate import Translator
 from .witness import describe_model
 
@@ -139,7 +139,7 @@ class Checker:
 
     @cached_property
     def constraints(self) -> list:
-        return self.situation.constraints()
+        return self.situation.constraints() + value_floors(self.tr)
 
     @cached_property
     def invariant_terms(self) -> dict:
@@ -751,6 +751,22 @@ class Checker:
 
     def add(self, kind: str, decision: str, message: str, rules, witness=None) -> None:
         self.report.findings.append(Finding(kind, decision, message, [RuleInfo.of(r) for r in rules], witness))
+
+
+def value_floors(tr: Translator) -> list:
+    """Facts of every table, given to the solver beside the constraints: each card the table holds
+    (in a layout, in hand, on top of the discard) is worth at least the sum of the negative card
+    values over the ids it may be, of which it is one at most. They leave out no table; they let
+    the arithmetic see at once that a card of none of those ids is worth 0 or more, where it would
+    otherwise try the ids one by one: the claim that a negative BAO always succeeds takes a
+    quarter of its time, and a variant's questions a third less of Z3's work. (Not in diff's
+    comparisons, which turn on no such sum: there they are only more terms, a tenth slower.)"""
+    s, cards = tr.s, tr.spec.cards
+    negative = [(index, cards[name].value) for index, name in enumerate(s.ix.cards) if cards[name].value < 0]
+    places = [cell for row in s.card for cell in row] + list(s.held) + [s.top]
+    return [tr.card_attr(place, "value") >= sum_([if_(eq_(place, index), int_(value), int_(0))
+                                                  for index, value in negative] or [int_(0)])
+            for place in places]
 
 
 def _start_table(failure) -> dict | None:

@@ -14,7 +14,7 @@ from baobei.checker.symbolic import (NONE, Bounds, Situation, SlotV, and_, arith
                                      sum_, truth)
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 
-from conftest import ROOT
+from conftest import ROOT, edit
 
 
 def _equivalent(a, b) -> bool:
@@ -130,6 +130,30 @@ def test_a_cell_is_read_without_its_layout_size_only_where_the_constraints_empty
         solver = z3.Solver()
         solver.add(*state.constraints(), plain != guarded)
         assert solver.check() == z3.unsat
+
+
+def test_the_card_value_floors_leave_out_no_table_and_name_each_negative_card(spec_copy):
+    """checker/check.py value_floors, given to the solver beside the constraints: each holds
+    whatever card its place holds (so no verdict can change), and it floors the place's value at
+    exactly that card's value where it is negative, at 0 elsewhere: the golden toucan in the
+    books' deck, and a bird made negative too in a copy of the spec."""
+    from baobei.checker.check import value_floors
+    from baobei.checker.translate import Translator
+    edit(spec_copy / "core" / "cards.bao", "card bird1  value 1,", "card bird1  value -1,")
+    for config, negative in ((load_config(cwd=ROOT), {"golden_toucan": -5}),
+                             (load_config(spec=str(spec_copy)), {"golden_toucan": -5, "bird1": -1})):
+        spec = load_spec(config, "fr")
+        state = Situation(spec, load_edition_for(config, spec), Bounds(3, 3))
+        floors = value_floors(Translator(spec, state))
+        places = [cell for row in state.card for cell in row] + list(state.held) + [state.top]
+        assert len(floors) == len(places)
+        for place, floor in zip(places, floors):
+            solver = z3.Solver()
+            solver.add(z3.Not(floor))
+            assert solver.check() == z3.unsat
+            for index, name in enumerate(state.ix.cards):
+                at = z3.simplify(z3.substitute(floor.arg(1), (place, int_(index))))
+                assert number(at) == negative.get(name, 0), (name, at)
 
 
 def test_a_queued_card_runs_whichever_power_it_has():
