@@ -81,7 +81,8 @@ def test_a_house_layer_that_breaks_an_inherited_invariant_gets_a_finding(house, 
     proved = proved_everywhere(spec, proofs)
     assert "pluck.double_only_after_own_draw" not in proved and len(proved) == len(spec.invariants) - 1
     checker = Checker(spec, edition, Bounds(2, 4), proved=proved)
-    assert len(checker.base) == len(checker.situation.constraints()) + len(proved)
+    assert len(checker.base) == len(checker.constraints) + len(proved)
+    assert set(checker.invariant_terms) == set(proved)
 
 
 POWER_HOUSE = '''layer house
