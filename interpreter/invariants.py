@@ -76,7 +76,7 @@ class Watch:
             raise InvariantBroken(f"{_where(move)}: the state read back from its table waits for "
                                   f"{again.describe_pending()}, not {rnd.describe_pending()}")
         # (a round read back is never played: closed, it is freed here, not by the cyclic garbage
-        # collector, whose passes over a thousand such rounds cost a fifth of a check's play)
+        # collector, whose passes over a thousand such rounds cost a sixth of a check's play)
         again.close()
         return True
 
