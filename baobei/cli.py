@@ -407,6 +407,7 @@ def cmd_check(args) -> int:
     proofs = prove_all(specs, bounds, args.timeout, use_cache=not args.no_cache, progress=shown)
     from baobei.checker.parallel import in_forked_workers
     from baobei.interpreter.progress import Phase
+    from baobei.variants import built_on
     results = _checked_from_the_cache(config, variants, bounds, args, proofs)
     missing = [index for index, found in enumerate(results) if found is None]
     if len(missing) < len(variants):
@@ -415,12 +416,14 @@ def cmd_check(args) -> int:
         phase.finish(f"{sum(found[0].answers for found in results if found is not None)} answers from the cache")
     if missing:
         phase = Phase(f"checking {', '.join(variants[index] for index in missing)}", "checks", enabled=shown)
-        # side by side, every other variant from its last question to its first (Checker.run); the
-        # play passes after all the questions, each by whichever worker is free first
-        jobs = [("questions", config, variants[index], bounds, args, proofs[index], position % 2 == 1)
-                for position, index in enumerate(missing)]
-        jobs += [("play", config, variants[index], bounds, args) for index in missing]
-        made = in_forked_workers(_variant_job, jobs, on_progress=phase.progress)
+        # side by side, every other variant from its last question to its first (Checker.run); a
+        # house variant's questions after its base's; the play passes after all the questions,
+        # each by whichever worker is free first
+        checked = [variants[index] for index in missing]
+        jobs = [("questions", config, variant, bounds, args, proofs[index], position % 2 == 1)
+                for position, (variant, index) in enumerate(zip(checked, missing))]
+        jobs += [("play", config, variant, bounds, args) for variant in checked]
+        made = in_forked_workers(_variant_job, jobs, on_progress=phase.progress, after=built_on(config, checked))
         phase.finish()
         for position, index in enumerate(missing):
             results[index] = _checked(config, variants[index], made[position], made[len(missing) + position], args)

@@ -30,6 +30,7 @@ from baobei.dsl.unparse import rule_body
 from baobei.interpreter.progress import Phase
 from baobei.interpreter.rules import load_rules
 from baobei.interpreter.simulate import simulate
+from baobei.variants import built_on
 
 
 @dataclass
@@ -357,10 +358,11 @@ def build(config: Config, variants: list[str], out: Path, fmt: str, games: int, 
     editions = {v: load_edition_for(config, s) for v, s in specs.items()}
     proofs = prove_all([(specs[v], editions[v]) for v in variants], bounds, DEFAULT_TIMEOUT_MS, progress=progress)
     phase = Phase(f"checking {', '.join(variants)}", "checks", enabled=progress)
-    # the variants side by side, each in a worker of its own, as `baobei check` checks them
+    # the variants side by side, each in a worker of its own, a house variant after its base, as
+    # `baobei check` checks them
     reports = in_forked_workers(_checked, [(specs[v], editions[v], v, bounds, proof, index % 2 == 1)
                                            for index, (v, proof) in enumerate(zip(variants, proofs))],
-                                on_progress=phase.progress)
+                                on_progress=phase.progress, after=built_on(config, variants))
     checks = dict(zip(variants, reports))
     phase.finish()
     differences = diff((variants[0], specs[variants[0]]), (variants[1], specs[variants[1]]),

@@ -73,10 +73,15 @@ def _child(sender, function, arguments) -> None:
         sender.close()
 
 
-def in_forked_workers(function, argument_lists: list[tuple], on_done=None, on_progress=None) -> list:
+def in_forked_workers(function, argument_lists: list[tuple], on_done=None, on_progress=None,
+                      after: dict[int, int] | None = None) -> list:
     """function(*arguments) for each argument list, each in its own forked process, as many
     at a time as there are cores; the results in order. `on_done(index, result)` as each ends;
-    `on_progress(planned, done)` as the jobs call plan() and step()."""
+    `on_progress(planned, done)` as the jobs call plan() and step(). `after`: job index -> the
+    index of an earlier job it starts after (one whose kept answers answer most of its own); a
+    free core meanwhile takes the next job that waits for nothing."""
+    after = after or {}
+    assert all(first < index for index, first in after.items()), "a job starts after an earlier one"
     if multiprocessing.current_process().daemon:
         # a pool's worker (baobei mutate judges mutants in one) may not start processes of its
         # own: its jobs run here, one after another, each from the state the previous one left
@@ -86,10 +91,15 @@ def in_forked_workers(function, argument_lists: list[tuple], on_done=None, on_pr
     results: list = [None] * len(argument_lists)
     waiting = list(range(len(argument_lists)))
     running: dict = {}   # receiving end -> (job index, process)
+    done: set[int] = set()
     try:
         while waiting or running:
-            while waiting and len(running) < cores:
-                index = waiting.pop(0)
+            while len(running) < cores:
+                ready = [index for index in waiting if index not in after or after[index] in done]
+                if not ready:
+                    break
+                index = ready[0]
+                waiting.remove(index)
                 receiver, sender = context.Pipe(duplex=False)
                 process = context.Process(target=_child, args=(sender, function, argument_lists[index]))
                 process.start()
@@ -112,6 +122,7 @@ def in_forked_workers(function, argument_lists: list[tuple], on_done=None, on_pr
                 if status != "ok":
                     raise RuntimeError(f"a worker failed:\n{value}")
                 results[index] = value
+                done.add(index)
                 if on_done is not None:
                     on_done(index, value)
     finally:  # a failure or an interrupt leaves no worker behind

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from baobei.cli import main
 from baobei.dsl import cache
 from baobei.dsl.loader import load_config, load_edition_for, load_spec
 from baobei.interpreter.rules import load_rules
+from baobei.variants import built_on
 
 from conftest import edit
 
@@ -160,6 +162,42 @@ def test_the_questions_two_variants_share_are_solved_once(config, fresh_cache):
         if cached:
             assert not any(entry.startswith(prefix) for entry in cone.entries for prefix in layered), shape
     assert _verdicts(report) == _verdicts(_checker(config, house, proved[house], Answers(enabled=False)).run())
+
+
+def test_a_house_variant_is_checked_after_the_variant_it_builds_on(config):
+    """`check` and `report` start a variant's questions after those of the longest variant listed
+    before it whose layers its own start with (parallel.in_forked_workers' `after`), and only then."""
+    assert built_on(config, ["fr", "de", "optional-powers"]) == {2: 0}
+    assert built_on(config, ["optional-powers", "fr", "de"]) == {}
+    house = replace(config, variants={**config.variants, "fr-house": ["core", "fr", "house"],
+                                      "de-house": ["core", "de", "house"], "deeper": ["core", "de", "house", "more"]})
+    assert built_on(house, ["fr", "de", "de-house", "fr-house", "deeper"]) == {2: 1, 3: 0, 4: 2}
+
+
+def test_a_cold_check_of_every_variant_solves_the_house_variants_shared_questions_once(config, tmp_path, monkeypatch,
+                                                                                    capsys):
+    """With no answer kept, `check` of every variant solves as many of optional-powers' questions as
+    checking fr first and the house variant then: whichever of fr and de ends first, the house
+    variant's questions wait for fr's answers rather than solving them a second time beside fr."""
+    for variant in ("fr", "de", "optional-powers"):
+        _proved(config, variant)            # kept in the session's cache folder, copied below
+
+    def cold(*variants: str) -> dict:
+        folder = tmp_path / "-".join(variants)
+        shutil.copytree(SESSION_CACHE, folder, ignore=shutil.ignore_patterns("answer-*", "play-*", "search-*"))
+        monkeypatch.setenv(cache.ENV, str(folder))
+        checked = {}
+        for variant in variants:
+            main(["check", "--variant", variant, "--players", "2", "--slots", "4", "--games", "1", "--json"])
+            checked.update({found["variant"]: found for found in json.loads(capsys.readouterr().out)["variants"]})
+        return checked
+    one_after_the_other = cold("fr", "optional-powers")["optional-powers"]
+    every_variant = cold("all")["optional-powers"]
+    assert 0 < one_after_the_other["answers"] - one_after_the_other["cached"] < one_after_the_other["answers"] / 4
+    assert every_variant["answers"] - every_variant["cached"] == \
+        one_after_the_other["answers"] - one_after_the_other["cached"]
+    for key in ("claims", "findings", "invariants"):
+        assert every_variant[key] == one_after_the_other[key]
 
 
 def _under(question: str, *invariants: str) -> Question:

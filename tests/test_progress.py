@@ -40,6 +40,23 @@ def test_forked_workers_report_their_plans_and_steps_while_they_run():
     assert sum(p for p, _ in heard) == 5 and sum(d for _, d in heard) == 5
 
 
+def _timed(seconds: float) -> tuple[float, float]:
+    import time
+    started = time.monotonic()
+    time.sleep(seconds)
+    return started, time.monotonic()
+
+
+def test_a_job_waits_for_the_one_it_starts_after_while_a_free_core_takes_the_next(monkeypatch):
+    """Job 2 starts after job 0 (a house variant's questions after its base's): when job 1 ends
+    first, its core takes job 3, and job 2 starts only once job 0 has ended."""
+    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)
+    ran = parallel.in_forked_workers(_timed, [(1.0,), (0.05,), (0.0,), (0.0,)], after={2: 0})
+    (_, base_ended), _, (house_started, _), (next_started, _) = ran
+    assert house_started >= base_ended
+    assert next_started < base_ended
+
+
 class _Terms:
     """Stands for what a job made (a checker's Z3 terms and solvers)."""
 
