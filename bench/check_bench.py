@@ -99,16 +99,28 @@ def proofs_folder(user: Path, folder: Path) -> None:
 
 def inside_the_users_cache(user: Path) -> Path:
     """A new folder inside the user's cache folder, for the runs' cache folders: the files a run
-    makes there take the time they take in the user's own. On ext4 a new folder goes to a block
-    group of its own choosing, and creating a file can take ten times longer in one group than in
-    another (on one machine of ours 0.1 ms in the user's cache folder, 1.1 ms in a new folder beside
-    it, where a cold `check`'s 400 files then took 0.2 s more); a folder made inside another is
-    kept in that one's group. (The system's temporary folder when the user's cannot be written.)"""
+    makes there take the time they take in the user's own. (The system's temporary folder when
+    the user's cannot be written.)"""
     try:
         user.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix="check-bench-", dir=user))
     except OSError:
         return Path(tempfile.mkdtemp(prefix="baobei-check-bench-"))
+
+
+def file_creation_ms(folder: Path, files: int = 50) -> float:
+    """CPU milliseconds to create a file in a new subfolder here, as a check keeps an answer. On
+    ext4 without a journal (this machine's), the inodes freed in the last minute are skipped one
+    by one when a file is created: for a minute after many files were deleted nearby (by an
+    earlier run of this benchmark too), this takes 0.3-1.4 ms instead of 0.02-0.1 ms, and a cold
+    `check`, which keeps some 400 files, 0.1-0.3 s more. Printed, so that such a run is seen."""
+    probe = folder / "probe"
+    started = time.thread_time()
+    for index in range(files):
+        (probe / str(index)).mkdir(parents=True)
+        (probe / str(index) / "answer.json").write_bytes(b"{}")
+    # (left there until the folder goes: deleting them would slow the runs that follow)
+    return (time.thread_time() - started) / (2 * files) * 1000
 
 
 def main() -> None:
@@ -123,6 +135,7 @@ def main() -> None:
     proofs_folder(cache.folder(), proofs)
     # the bytecode of this checkout's modules, as pip writes it at install (no run pays for it)
     subprocess.run([sys.executable, "-m", "compileall", "-q", *(str(ROOT / d) for d in PACKAGES)], check=True)
+    print(f"creating a file in the runs' cache folders: {file_creation_ms(base):.2f} ms")
     print(f"{'command':28} {'cold wall':>10} {'cold cpu':>9} {'warm wall':>10} {'warm cpu':>9}")
     for name in args.only.split(","):
         folder = base / name
