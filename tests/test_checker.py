@@ -181,6 +181,29 @@ def test_only_a_proof_is_taken_from_the_solver_kept_for_a_base(spec_copy):
         assert sum(cards.count("golden_toucan") for cards in shown.values()) == 2
 
 
+def test_one_kept_solver_assumes_for_each_question_only_the_invariants_that_question_assumes(config):
+    """The solvers kept across questions (proved_quickly, on_a_small_table) hold each proved
+    invariant under a literal of its own, and a question assumes only its invariants' literals: a
+    table where an invariant fails is ruled out for a question that assumes it and found for one
+    that does not, in the same solver, before and after."""
+    import z3
+    from baobei.checker.check import Checker
+    from baobei.checker.proofs import proved_everywhere
+    spec = load_spec(config, "fr")
+    checker = Checker(spec, load_edition_for(config, spec), SMALL, 20_000, "fr",
+                      proved_everywhere(spec, book_proofs("fr", SMALL)), Answers(enabled=False))
+    name = "bao.shield_belongs_to_a_caller"
+    fails = [z3.Not(checker.invariant_terms[name])]
+    for assumed in ([], [name], []):
+        checker._assumed = assumed
+        assert checker.proved_quickly(fails) == bool(assumed)
+        model = checker.on_a_small_table(fails)
+        assert (model is None) == bool(assumed)
+        if model is not None:
+            assert z3.is_false(model.eval(checker.invariant_terms[name], model_completion=True))
+    assert len(checker._kept_solvers) == 2
+
+
 def test_a_situation_found_for_another_question_settles_only_the_rules_it_shows(spec_copy):
     """Checker.shown_before takes a situation found for an earlier question as a model of a rule
     that decides in it, for the rule's own decision and for the others (their context checked):
