@@ -104,10 +104,11 @@ def test_a_second_check_takes_every_answer_from_the_cache(config, capsys):
     # another seed plays other games: its pass is not the one kept for seed 1
     assert main(args + ["--seed", "2"]) == 0
     assert "seed 2" in json.loads(capsys.readouterr().out)["variants"][0]["play"]
-    # --no-cache solves every question again, to the same verdicts
+    # --no-cache solves every question again, to the same verdicts (with Z3; not a query each: a
+    # situation found for an earlier question may show a rule deciding, Checker.shown_before)
     assert main(args + ["--no-cache"]) == 0
     again = json.loads(capsys.readouterr().out)["variants"][0]
-    assert again["cached"] == 0 and again["answers"] == first["answers"] and again["queries"] >= again["answers"]
+    assert again["cached"] == 0 and again["answers"] == first["answers"] and again["queries"] > again["answers"] / 2
     assert again["claims"] == first["claims"] and again["findings"] == first["findings"]
 
 
