@@ -368,19 +368,21 @@ def _variant_job(job: str, config, variant: str, bounds, args, proofs=None, back
     return _play(config, variant, bounds, args)
 
 
-def _checked_from_the_cache(config, variants: list[str], bounds, args, proofs) -> list:
-    """Each variant's report when the cache answers all of its questions and holds its play pass
-    (None where it does not): here, without starting a worker or building a formula."""
+def _found_in_the_cache(config, variants: list[str], bounds, args, proofs) -> list[list]:
+    """For each variant, [its questions, its play pass] as the cache holds them (None where it
+    does not hold all of it): read here, without starting a worker or building a formula."""
     from baobei.checker.answers import NotCached
-    found = []
-    for variant, proof in zip(variants, proofs):
+
+    def cached(read):
         try:
-            found.append(None if args.no_cache else _checked(
-                config, variant, _questions(config, variant, bounds, args, proof, only_cached=True),
-                _play(config, variant, bounds, args, only_cached=True), args))
+            return read()
         except NotCached:
-            found.append(None)
-    return found
+            return None
+    if args.no_cache:
+        return [[None, None] for _ in variants]
+    return [[cached(lambda: _questions(config, variant, bounds, args, proof, only_cached=True)),
+             cached(lambda: _play(config, variant, bounds, args, only_cached=True))]
+            for variant, proof in zip(variants, proofs)]
 
 
 def cmd_check(args) -> int:
@@ -408,25 +410,33 @@ def cmd_check(args) -> int:
     from baobei.checker.parallel import in_forked_workers
     from baobei.interpreter.progress import Phase
     from baobei.variants import built_on
-    results = _checked_from_the_cache(config, variants, bounds, args, proofs)
-    missing = [index for index, found in enumerate(results) if found is None]
-    if len(missing) < len(variants):
-        phase = Phase(f"checking {', '.join(v for index, v in enumerate(variants) if index not in missing)}",
-                      "answers", enabled=shown)
-        phase.finish(f"{sum(found[0].answers for found in results if found is not None)} answers from the cache")
-    if missing:
-        phase = Phase(f"checking {', '.join(variants[index] for index in missing)}", "checks", enabled=shown)
+    found = _found_in_the_cache(config, variants, bounds, args, proofs)
+    answered = [index for index, (questions, _) in enumerate(found) if questions is not None]
+    if answered:
+        phase = Phase(f"checking {', '.join(variants[index] for index in answered)}", "answers", enabled=shown)
+        phase.finish(f"{sum(found[index][0][0].answers for index in answered)} answers from the cache")
+    # what the cache lacks, in workers: a variant's questions, or its play pass after an edit that
+    # changed no question (a comment, a citation)
+    asked = [index for index, (questions, _) in enumerate(found) if questions is None]
+    unplayed = [index for index, (_, played) in enumerate(found) if played is None]
+    if asked or unplayed:
+        phase = Phase(f"checking {', '.join(v for index, v in enumerate(variants) if index in asked + unplayed)}",
+                      "checks", enabled=shown)
         # side by side, every other variant from its last question to its first (Checker.run); a
         # house variant's questions after its base's; the play passes after all the questions,
         # each by whichever worker is free first
-        checked = [variants[index] for index in missing]
-        jobs = [("questions", config, variant, bounds, args, proofs[index], position % 2 == 1)
-                for position, (variant, index) in enumerate(zip(checked, missing))]
-        jobs += [("play", config, variant, bounds, args) for variant in checked]
-        made = in_forked_workers(_variant_job, jobs, on_progress=phase.progress, after=built_on(config, checked))
+        jobs = [("questions", config, variants[index], bounds, args, proofs[index], position % 2 == 1)
+                for position, index in enumerate(asked)]
+        jobs += [("play", config, variants[index], bounds, args) for index in unplayed]
+        made = in_forked_workers(_variant_job, jobs, on_progress=phase.progress,
+                                 after=built_on(config, [variants[index] for index in asked]))
         phase.finish()
-        for position, index in enumerate(missing):
-            results[index] = _checked(config, variants[index], made[position], made[len(missing) + position], args)
+        for position, index in enumerate(asked):
+            found[index][0] = made[position]
+        for position, index in enumerate(unplayed):
+            found[index][1] = made[len(asked) + position]
+    results = [_checked(config, variant, questions, played, args)
+               for variant, (questions, played) in zip(variants, found)]
     failed = any(not report.ok or any(status != "holds" for _, status, _ in report.claims)
                  or any(status != "proved" for _, status, _ in report.invariants)
                  for report, _ in results) or not passages.ok
