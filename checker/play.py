@@ -4,9 +4,9 @@ At every table size, a few games of random agents with every invariant checked a
 move (simulate --check). A failure is a finding, with the round written as a scenario file that
 `baobei scenario` plays into the same failure.
 
-Play is deterministic: the same spec, edition, seed and number of games, played by the same
-engine, play the same moves. A pass that found nothing is kept in the cache folder under a key
-made of all of these; a failing one is played again (it writes its scenario file).
+Play is deterministic: the same declarations, edition, seed and number of games, played by the
+same engine, play the same moves. A pass that found nothing is kept in the cache folder under a
+key made of all of these; a failing one is played again (it writes its scenario file).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from baobei.dsl import cache
 from .answers import NotCached
 from .check import Finding, Report, RuleInfo
 from .parallel import step
+from .proofs import proof_reads
 
 HERE = Path(__file__).parent
 # the code a pass's outcome comes from: the engine, the generator of the rules' module, the language
@@ -33,12 +34,14 @@ def engine_version() -> str:
 
 
 def play_key(spec, edition, max_players: int, games: int, seed: int) -> str | None:
-    """What a pass plays from: the spec's contents, the edition's values, the tables, the games,
-    the seed and the engine (None: a spec not read from files is played every time)."""
+    """What a pass plays from: what the spec's declarations say, in the order rules are tried
+    (as the proofs read them: an edit of a comment, a citation or a declaration's place plays the
+    same games), the edition's values, the tables, the games, the seed and the engine (None: a
+    spec not read from files is played every time)."""
     if not spec.content:
         return None
     values = (sorted(edition.deck.items()), sorted(edition.deal.items()), sorted(edition.threshold.items()))
-    return cache.digest(engine_version(), spec.content, repr(values), repr((max_players, games, seed)))
+    return cache.digest(engine_version(), proof_reads(spec), repr(values), repr((max_players, games, seed)))
 
 
 def cached_play(report: Report, key: str | None, max_players: int, only_cached: bool = False) -> bool:

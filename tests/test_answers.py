@@ -112,18 +112,19 @@ def test_a_second_check_takes_every_answer_from_the_cache(config, capsys):
     assert again["claims"] == first["claims"] and again["findings"] == first["findings"]
 
 
-def test_an_edit_that_changes_no_question_plays_again_and_gives_a_worker_nothing_else(spec_copy, capsys, monkeypatch):
-    """A comment edited: every answer still comes from the cache, read by the command itself; the
-    spec's text changed, so its play pass is played again, the one job a worker gets."""
+def test_an_edit_of_a_comment_plays_nothing_again_and_another_seed_only_the_play_pass(spec_copy, capsys,
+                                                                                        monkeypatch):
+    """A comment edited: every answer and the play pass still come from the cache (they are kept
+    by what the declarations say), read by the command itself, with no worker. Another seed: the
+    play pass is played again, the one job a worker gets."""
     from baobei import cli
     from baobei.checker import parallel
     args = ["check", "--spec", str(spec_copy), "--variant", "fr", "--players", "2", "--slots", "4", "--games", "1",
-            "--json"]
+            "--seed", "7", "--json"]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)["variants"][0]
-    # (the copy's own folder name in the comment: a text no other test's cache holds a pass for)
     edit(spec_copy / "core" / "bao.bao", "# Calling BAO, the last turns and the BAO shield.",
-         f"# Calling BAO, the last turns and the BAO shield ({spec_copy.parent.name}).")
+         "# Calling BAO, the last turns and the BAO shield (edited).")
     jobs = []
     real = parallel.in_forked_workers
 
@@ -135,9 +136,15 @@ def test_an_edit_that_changes_no_question_plays_again_and_gives_a_worker_nothing
     assert main(args) == 0
     second = json.loads(capsys.readouterr().out)["variants"][0]
     assert second["cached"] == second["answers"] == first["answers"] and second["queries"] == 0
+    assert jobs == []
+    # (the copy's own folder name in the seed: a pass no other test's cache holds)
+    assert main(args[:-2] + [str(8 + sum(map(ord, spec_copy.parent.name))), "--json"]) == 0
+    third = json.loads(capsys.readouterr().out)["variants"][0]
+    assert third["cached"] == third["answers"] and third["queries"] == 0
     assert jobs == [("play", "fr")]
     for key in ("claims", "findings", "play"):
         assert second[key] == first[key]
+    assert third["play"] != first["play"]
 
 
 def test_no_cache_solves_every_question_and_keeps_none(config, fresh_cache):
