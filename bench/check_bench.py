@@ -9,7 +9,8 @@ starts with what the user's cache folder holds but the answers: the invariant pr
 when they are missing: minutes, not measured, and then kept in the user's folder too, as `baobei
 check` would), the resolved specs and generated modules. "Cold" is the first run there (every
 question solved, every play pass played, every witness searched), "warm" the next ones (from the
-answers kept by the first). `report` runs with its defaults and `--seed 1`.
+answers kept by the first). `report` runs with its defaults and `--seed 1`. After `check`'s runs,
+`check` of a copy of the spec after an author's edit (a comment, a claim: EDITS), in its warm folder.
 For each: wall-clock seconds (the fastest of R warm runs) and CPU seconds of the process and
 its workers, which depend less on other processes on a shared machine. The checkout's Python
 bytecode is written first and read by every run of an editable install, as an installed package
@@ -37,6 +38,13 @@ def commands(out: Path) -> dict[str, list[str]]:
     return {"check": ["check"], "diff": ["diff", "fr", "de"],
             "emit": ["diff", "fr", "de", "--emit", str(out / "witnesses")],
             "report": ["report", "--seed", "1", "--out", str(out / "report")]}
+
+
+# an author's edits, each in a copy of the spec: (the file, the text, what it becomes)
+EDITS = {"a comment": ("core/bao.bao", "# Calling BAO, the last turns and the BAO shield.",
+                       "# Calling BAO, the last turns and the BAO shield (edited)."),
+         "a claim": ("core/scoring.bao", "holds bao != none and points(bao) < 0 implies bao_succeeds",
+                     "holds bao != none and points(bao) < 0 implies (bao_succeeds and true)")}
 
 
 def timed(arguments: list[str], folder: Path) -> tuple[float, float, int]:
@@ -146,8 +154,25 @@ def main() -> None:
         warm = min((timed(arguments, folder) for _ in range(args.repeat)), key=lambda run: run[0])
         print(f"{'baobei ' + ' '.join(a for a in arguments if not a.startswith(str(base))):28} "
               f"{cold[0]:9.1f}s {cold[1]:8.1f}s {warm[0]:9.2f}s {warm[1]:8.2f}s", flush=True)
+        if name == "check":
+            after_edits(base, folder)
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def after_edits(base: Path, folder: Path) -> None:
+    """`check` of a copy of the spec after each of EDITS, in the warm folder: what an author waits
+    for after an edit (a comment re-solves and replays nothing; a claim is solved again in each
+    variant it is in). The copy is checked once unedited first (its files are parsed anew)."""
+    copy = base / "spec-copy"
+    shutil.copytree(ROOT / "spec", copy, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    timed(["check", "--spec", str(copy)], folder)
+    for what, (path, old, new) in EDITS.items():
+        text = (copy / path).read_text(encoding="utf-8")
+        assert text.count(old) == 1, f"{path} no longer holds {old!r}: update EDITS"
+        (copy / path).write_text(text.replace(old, new), encoding="utf-8")
+        wall, cpu, _ = timed(["check", "--spec", str(copy)], folder)
+        print(f"  {'after ' + what + ' edited':26} {wall:9.2f}s {cpu:8.2f}s", flush=True)
 
 
 if __name__ == "__main__":
