@@ -98,3 +98,8 @@ def test_check_shows_its_checks_as_they_are_made(capsys):
     err = capsys.readouterr().err
     # (its checks made here, or answered from the cache an earlier test of the session filled)
     assert "checking fr" in err and (" checks in " in err or " answers from the cache in " in err)
+    # another seed: every answer from the cache, and only the play pass played, shown as such
+    assert main(["check", "--variant", "fr", "--players", "2", "--slots", "4", "--games", "1", "--seed", "9173",
+                 "--progress"]) == 0
+    err = capsys.readouterr().err
+    assert " answers from the cache in " in err and "playing fr: 1 table sizes in " in err and " checks" not in err
