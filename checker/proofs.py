@@ -150,18 +150,19 @@ def prove_table(spec, edition, bounds, players: int, timeout_ms: int) -> TablePr
             solver.pop()
 
     slots = proof_slots(bounds, edition, players)
-    # Houdini leaves out the facts a proof before dropped, at this table size, else at any (those
-    # of another size or spec are nearly always the same: most of Houdini's questions are then not
-    # asked, and a fact that spec did not have stays a candidate)
-    warm_name = f"facts-{cache.digest(code_version(), repr((players, slots, bounds.held)))}.json"
-    any_name = f"facts-{cache.digest(code_version(), repr(bounds.held))}.json"
-    warm = _read_json(warm_name)
-    if not isinstance(warm, dict):
-        warm = _read_json(any_name)
+    # Houdini leaves out the facts a proof before dropped: this variant's at this table size (its
+    # own, also before an edit), else any variant's at this size, else at any (those of another
+    # size or spec are nearly always the same: most of Houdini's questions are then not asked, and
+    # a fact that spec did not have stays a candidate)
+    names = [f"facts-{cache.digest(code_version(), *key)}.json"
+             for key in ((repr(spec.layers), repr((players, slots, bounds.held))),
+                         (repr((players, slots, bounds.held)),), (repr(bounds.held),))]
+    kept = [_read_json(name) for name in names]
+    warm = next((found for found in kept if isinstance(found, dict)), None)
     proved, failures, dropped = prove_at(spec, edition, Bounds(bounds.players, slots, bounds.held), players, solve,
-                                         warm if isinstance(warm, dict) else None)
-    cache.write(warm_name, json.dumps(dropped).encode("utf-8"))
-    cache.write(any_name, json.dumps(dropped).encode("utf-8"))
+                                         warm, own=isinstance(kept[0], dict))
+    for name in names:
+        cache.write(name, json.dumps(dropped).encode("utf-8"))
     plain = []
     for failure in failures:
         decl = spec.invariants.get(failure.invariant.name) if failure.invariant is not None else None

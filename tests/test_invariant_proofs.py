@@ -140,6 +140,26 @@ def test_a_second_check_takes_its_proofs_from_the_cache(config, capsys):
     assert "proving the invariants: 1 of 1 table sizes proved here" in shown.err     # the proofs' progress
 
 
+def test_a_proof_starts_from_the_facts_its_own_variant_found_before(config, tmp_path, monkeypatch):
+    """Houdini starts from the facts the variant's last proof at this table kept: it asks fewer
+    queries than from every candidate, and fewer than when the spec's invariants are candidates
+    again (as they are from another variant's facts: some are not inductive alone at a cut point,
+    and would only be dropped again), with the same invariants proved."""
+    from baobei.checker import induction
+    from baobei.dsl import cache
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
+    spec, edition = _loaded(config, "fr")
+    cold = prove_table(spec, edition, Bounds(2, 6), 2, 20_000)
+    real = induction.prove_at
+    monkeypatch.setattr(induction, "prove_at", lambda *args, **options: real(*args, **{**options, "own": False}))
+    others = prove_table(spec, edition, Bounds(2, 6), 2, 20_000)
+    monkeypatch.setattr(induction, "prove_at", real)
+    own = prove_table(spec, edition, Bounds(2, 6), 2, 20_000)
+    assert cold.proved == others.proved == own.proved == list(spec.invariants)
+    assert not cold.failures and not others.failures and not own.failures
+    assert own.queries < others.queries < cold.queries
+
+
 def test_a_damaged_or_foreign_cached_proof_is_not_read_back(config, tmp_path, monkeypatch):
     from baobei.dsl import cache
     monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
