@@ -4,7 +4,7 @@
 
 Each command runs in a fresh process of the installed baobei (this checkout's code when it is
 installed editable) on this checkout's project, in a cache folder of its own inside the user's
-(where the files it makes take the time they take in the user's: inside_the_users_cache). It
+(where the files it makes take the time they take in the user's: cache.scratch_folder). It
 starts with what the user's cache folder holds but the answers: the invariant proofs (made there
 when they are missing: minutes, not measured, and then kept in the user's folder too, as `baobei
 check` would), the resolved specs and generated modules. "Cold" is the first run there (every
@@ -24,7 +24,6 @@ import resource
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -105,17 +104,6 @@ def proofs_folder(user: Path, folder: Path) -> None:
             shutil.copy(path, user / path.name)     # what `baobei check` would have kept there
 
 
-def inside_the_users_cache(user: Path) -> Path:
-    """A new folder inside the user's cache folder, for the runs' cache folders: the files a run
-    makes there take the time they take in the user's own. (The system's temporary folder when
-    the user's cannot be written.)"""
-    try:
-        user.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix="check-bench-", dir=user))
-    except OSError:
-        return Path(tempfile.mkdtemp(prefix="baobei-check-bench-"))
-
-
 def file_creation_ms(folder: Path, files: int = 50) -> float:
     """CPU milliseconds to create a file in a new subfolder here, as a check keeps an answer. On
     ext4 without a journal (this machine's), the inodes freed in the last minute are skipped one
@@ -138,7 +126,8 @@ def main() -> None:
     parser.add_argument("--keep", metavar="DIR", help="keep the cache folders here (default: a temporary folder)")
     args = parser.parse_args()
     from baobei.dsl import cache
-    base = Path(args.keep) if args.keep else inside_the_users_cache(cache.folder())
+    # inside the user's cache folder, where a user's answers are written
+    base = Path(args.keep) if args.keep else cache.scratch_folder("baobei-check-bench-", inside=True)
     proofs = base / "proofs"
     proofs_folder(cache.folder(), proofs)
     # the bytecode of this checkout's modules, as pip writes it at install (no run pays for it)

@@ -779,10 +779,9 @@ def value_floors(tr: Translator) -> list:
     comparisons, which turn on no such sum: there they are only more terms, a tenth slower.)"""
     s, cards = tr.s, tr.spec.cards
     negative = [(index, cards[name].value) for index, name in enumerate(s.ix.cards) if cards[name].value < 0]
-    places = [cell for row in s.card for cell in row] + list(s.held) + [s.top]
     return [tr.card_attr(place, "value") >= sum_([if_(eq_(place, index), int_(value), int_(0))
                                                   for index, value in negative] or [int_(0)])
-            for place in places]
+            for place in s.card_places()]
 
 
 def _start_table(failure) -> dict | None:

@@ -254,10 +254,14 @@ class Situation:
         constraint (Z3's pseudo-Boolean solver) rather than a sum of 0/1 terms: the questions that
         turn on how many copies a card has (one golden toucan: two players cannot both score below
         zero) take a third less of Z3's time in a check."""
-        places = [self.card[i][j] for i in range(self.bounds.players) for j in range(self.bounds.slots)]
-        places += self.held + [self.top]
+        places = self.card_places()
         return [z3.AtMost(*[eq_(place, index) for place in places], self.edition.deck.get(name, 0))
                 for name, index in self.ix.card.items()]
+
+    def card_places(self) -> list:
+        """Every place of the table a card can be in: each slot of the layouts, the held cards,
+        the top of the discard."""
+        return [cell for row in self.card for cell in row] + list(self.held) + [self.top]
 
     # -- the move being judged -------------------------------------------------------------
     def move_shape(self, kind: str) -> list:

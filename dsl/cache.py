@@ -23,13 +23,13 @@ def folder() -> Path:
     return Path(base) / "baobei"
 
 
-def scratch_folder(prefix: str) -> Path:
-    """A new empty folder beside the cache folder, for a run that must start from a cache of its
-    own (a benchmark): on the file system the user's cache is on, so that the files it makes
-    take the time they take a user (the system's temporary folder may be another file system,
-    or as on one machine of ours, much slower for a while). The system's temporary folder when
-    the cache folder's place cannot be written."""
-    place = folder().parent
+def scratch_folder(prefix: str, inside: bool = False) -> Path:
+    """A new empty folder beside the cache folder (`inside`: in it), for a run that must start
+    from a cache of its own (a benchmark): on the file system the user's cache is on, so that
+    the files it makes take the time they take a user (the system's temporary folder may be
+    another file system, or as on one machine of ours, much slower for a while). The system's
+    temporary folder when that place cannot be written."""
+    place = folder() if inside else folder().parent
     try:
         place.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=prefix, dir=place))
