@@ -429,9 +429,11 @@ def cmd_check(args) -> int:
     asked = [index for index, (questions, _) in enumerate(found) if questions is None]
     unplayed = [index for index, (_, played) in enumerate(found) if played is None]
     if asked or unplayed:
-        phase = Phase(f"checking {', '.join(v for index, v in enumerate(variants) if index in asked + unplayed)}",
-                      "checks", enabled=shown) if asked else \
-            Phase(f"playing {', '.join(variants[index] for index in unplayed)}", "table sizes", enabled=shown)
+        if asked:
+            phase = Phase(f"checking {', '.join(v for index, v in enumerate(variants) if index in asked + unplayed)}",
+                          "checks", enabled=shown)
+        else:
+            phase = Phase(f"playing {', '.join(variants[index] for index in unplayed)}", "table sizes", enabled=shown)
         # side by side, every other variant from its last question to its first (Checker.run); a
         # house variant's questions after its base's; the play passes after all the questions,
         # each by whichever worker is free first
