@@ -126,6 +126,24 @@ def test_the_installed_command_has_help_and_never_shows_a_traceback(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr and "s.yaml:2:1: error[E400]" in result.stderr
 
 
+def test_the_command_ends_with_its_output_whole_and_the_handlers_registered_to_run_at_exit(tmp_path):
+    # run() ends the process without the interpreter's teardown: what is buffered for a pipe and
+    # what waits for the exit must still happen
+    program = ("import atexit, sys\n"
+               "from baobei.cli import run\n"
+               "atexit.register(lambda: print('handler ran'))\n"
+               "sys.argv = ['baobei', 'simulate', '--variant', 'fr', '--players', '2', '--games', '3',"
+               " '--seed', '5', '--json']\n"
+               "run()\n")
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report, _, handler = result.stdout.rstrip("\n").rpartition("\n")
+    assert handler == "handler ran" and json.loads(report)["games"] == 3
+    missing = program.replace("'--json'", "'--json', '--spec', 'no-such-folder'")
+    failing = subprocess.run([sys.executable, "-c", missing], capture_output=True, text=True, cwd=tmp_path)
+    assert failing.returncode == 2 and "no-such-folder" in failing.stderr and failing.stdout == "handler ran\n"
+
+
 def test_scenario_coverage_lists_the_rules_no_step_exercised(tmp_path, capsys):
     code = main(["scenario", "--coverage", "-q", str(write(tmp_path, PASSING))])
     out = capsys.readouterr().out
