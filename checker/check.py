@@ -745,16 +745,18 @@ class Checker:
             self.report.claims.append((claim.name, "unknown", loc))
 
     def check_effects(self, claim: ast.ClaimDecl) -> None:
-        from .effects import EffectResult, effects_keep_cards, handlers_read
+        from .effects import EffectResult, effects_keep_cards, handlers_read, renamed, statement_names
+        names = statement_names(self.spec)
+        places = {name: place for place, name in names.items()}
 
         def compute():
             results = effects_keep_cards(self)
             if any(result.status == "unknown" for result in results):
                 self.undecided += 1         # an undecided result is never kept
-            return {"results": [result.__dict__ for result in results]}
+            return {"results": [renamed(result.__dict__, names) for result in results]}
         read, where = handlers_read(self)
         found = self.ask(("effects", where), read, compute, assume_all=True)
-        results = [EffectResult(**result) for result in found["results"]] if found is not None else []
+        results = [EffectResult(**renamed(result, places)) for result in found["results"]] if found is not None else []
         self.report.effects = results
         statuses = {r.status for r in results}
         status = "fails" if "violated" in statuses else ("unknown" if "unknown" in statuses or found is None

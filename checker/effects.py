@@ -315,18 +315,33 @@ def _text(expr) -> str:
 
 def handlers_read(checker) -> tuple:
     """What effects_keep_cards reads of the spec (answers.py): every move handler and procedure
-    (a handler calls procedures; each result names a statement's place, so the places are read
-    too), and the legality of each handled move with where it is asked."""
+    (a handler calls procedures), and the legality of each handled move with where it is asked.
+    Not their places: a kept answer names each statement by its order (statement_names)."""
     spec = checker.spec
     bodies = [*spec.handlers.values(), *spec.procedures.values()]
     cone = checker.reads.of(*bodies)
-    where = [f"{decl.kind} {decl.name} at " + " ".join(str(stmt.loc) for stmt in ast.walk_statements(decl.body))
-             for decl in bodies]
+    where = [f"{decl.kind} {decl.name}" for decl in bodies]
     for kind in spec.handlers:
         if spec.legality_rules(kind):
             cone.add(checker.reads.legal(kind))
             where.append(checker.move_where(kind))
     return cone, where
+
+
+def statement_names(spec) -> dict[str, str]:
+    """Each statement of the move handlers and procedures by its place: a name of it that holds no
+    place ("on take, statement 3", in the order of the body). A kept effects answer names the
+    statements so, and the report shows them at their places of now: a line added above a handler
+    leaves the answer as it was."""
+    return {str(stmt.loc): f"{decl.kind} {decl.name}, statement {number}"
+            for decl in (*spec.handlers.values(), *spec.procedures.values())
+            for number, stmt in enumerate(ast.walk_statements(decl.body), start=1)}
+
+
+def renamed(result: dict, names: dict[str, str]) -> dict:
+    """A result whose statement (its `where`: "on KIND: STATEMENT") is named by `names`."""
+    move, said, statement = result["where"].partition(": ")
+    return {**result, "where": move + said + names.get(statement, statement)} if said else result
 
 
 def conserving_primitives(checker) -> list[EffectResult]:

@@ -25,7 +25,7 @@ from baobei.dsl.loader import load_config, load_edition_for, load_spec
 from baobei.interpreter.rules import load_rules
 from baobei.variants import built_on
 
-from conftest import edit
+from conftest import checked_copy, edit
 
 BOUNDS = Bounds(2, 4)
 SESSION_CACHE = os.environ[cache.ENV]      # the tests' cache folder (conftest.py): the proofs are kept there
@@ -145,6 +145,27 @@ def test_an_edit_of_a_comment_plays_nothing_again_and_another_seed_only_the_play
     for key in ("claims", "findings", "play"):
         assert second[key] == first[key]
     assert third["play"] != first["play"]
+
+
+def test_a_line_added_above_a_handler_keeps_every_answer_and_the_report_shows_the_new_place(spec_copy, fresh_cache):
+    """The effects' answer names the statements of the handlers by their order, not by their place:
+    a line added above a handler asks no question again, and a precondition that fails is reported
+    at the place its statement has now."""
+    handlers = spec_copy / "core" / "round.bao"     # on take, and the legality rule edited below
+    edit(handlers, "discard_size > 0 and target.owner == actor and target.occupied",
+         "discard_size > 0 and target.owner == actor")
+    first = checked_copy(spec_copy, "fr", BOUNDS)
+    [broken] = [result.where for result in first.effects if result.status == "violated"]
+    handlers.write_text("# a line above every handler of the file\n" + handlers.read_text(encoding="utf-8"),
+                        encoding="utf-8")
+    second = checked_copy(spec_copy, "fr", BOUNDS)
+    assert second.queries == 0 and second.cached == second.answers == first.answers
+    move, place = broken.split(": ")
+    path, line, column = place.rsplit(":", 2)
+    assert move == "on take" and path.endswith("round.bao")
+    assert [result.where for result in second.effects if result.status == "violated"] == \
+        [f"{move}: {path}:{int(line) + 1}:{column}"]
+    assert any(f"{path}:{int(line) + 1}:{column}: " in finding.message for finding in second.findings)
 
 
 def test_no_cache_solves_every_question_and_keeps_none(config, fresh_cache):
