@@ -40,8 +40,9 @@ def commands(out: Path) -> dict[str, list[str]]:
 
 
 # an author's edits, each in a copy of the spec: (the file, the text, what it becomes)
+# a line of comment added at the top of a file moves every declaration and statement below it
 EDITS = {"a comment": ("core/bao.bao", "# Calling BAO, the last turns and the BAO shield.",
-                       "# Calling BAO, the last turns and the BAO shield (edited)."),
+                       "# Calling BAO, the last turns and the BAO shield.\n# (a line an author added)"),
          "a claim": ("core/scoring.bao", "holds bao != none and points(bao) < 0 implies bao_succeeds",
                      "holds bao != none and points(bao) < 0 implies (bao_succeeds and true)")}
 
@@ -151,7 +152,7 @@ def main() -> None:
 
 def after_edits(base: Path, folder: Path) -> None:
     """`check` of a copy of the spec after each of EDITS, in the warm folder: what an author waits
-    for after an edit (a comment re-solves and replays nothing; a claim is solved again in each
+    for after an edit (a line of comment re-solves and replays nothing; a claim is solved again in each
     variant it is in). The copy is checked once unedited first (its files are parsed anew)."""
     copy = base / "spec-copy"
     shutil.copytree(ROOT / "spec", copy, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
