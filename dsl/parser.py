@@ -11,7 +11,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.parsers.lalr_analysis import Shift
 
-from . import ast
+from . import ast, cache
 from .errors import Loc, SpecSyntaxError
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -180,14 +180,32 @@ _PARSED: dict[tuple[str, str], bytes] = {}
 
 
 def parse_file(path: str | Path) -> ast.SpecFile:
-    """The file's syntax tree; a file already parsed with the same text comes from a cache
-    (a fresh copy each time: the resolver annotates the trees it is given)."""
+    """The file's syntax tree; a file already parsed with the same path and text comes from a
+    cache, here or in the cache folder, so that an edit parses only the files it changed (a fresh
+    copy each time: the resolver annotates the trees it is given)."""
     path = Path(path)
     text = _read_text(path)
     key = (str(path), hashlib.sha1(text.encode("utf-8")).hexdigest())
-    if key not in _PARSED:
-        _PARSED[key] = pickle.dumps(parse_text(text, str(path)))
-    return pickle.loads(_PARSED[key])
+    if key in _PARSED:
+        return pickle.loads(_PARSED[key])
+    from .loader import dsl_version
+    name = f"parsed-{cache.digest(dsl_version(), *key)}.pickle"
+    data = cache.read(name)
+    tree = _unpickled(data) if data is not None else None
+    if tree is None:
+        tree = parse_text(text, str(path))
+        data = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
+        cache.write(name, data)
+    _PARSED[key] = data
+    return tree
+
+
+def _unpickled(data: bytes) -> ast.SpecFile | None:
+    try:
+        tree = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a damaged entry is parsed again
+        return None
+    return tree if isinstance(tree, ast.SpecFile) else None
 
 
 def _read_text(path: Path) -> str:

@@ -76,6 +76,36 @@ def test_a_damaged_cache_entry_is_made_again(cache_folder):
     assert spec.key == rules.spec.key and "pluck.double.on_a_regular_discard" in spec.rules
 
 
+def test_an_edit_of_one_file_parses_that_file_alone_in_the_next_process(cache_folder, spec_copy, monkeypatch):
+    """Each file's syntax tree is kept in the cache folder by its path and text: after an edit,
+    the next process parses only the file it changed; a damaged entry is parsed again."""
+    from baobei.dsl import parser
+    parsed = []
+    real = parser.parse_text
+    monkeypatch.setattr(parser, "parse_text", lambda text, path: parsed.append(path) or real(text, path))
+    monkeypatch.setattr(parser, "_PARSED", {})
+    config = load_config(spec=str(spec_copy))
+    files = sorted(str(path) for path in [*spec_copy.glob("core/*.bao"), spec_copy / "fr.bao"])
+
+    def next_process():
+        loader._SPECS.clear()
+        parser._PARSED.clear()
+        parsed.clear()
+        return load_spec(config, "fr")
+    first = next_process()
+    assert sorted(parsed) == files
+    pluck = spec_copy / "core" / "pluck.bao"
+    pluck.write_text("# a line added above every declaration\n" + pluck.read_text(encoding="utf-8"), encoding="utf-8")
+    second = next_process()
+    assert parsed == [str(pluck)]
+    assert second.rules["pluck.on_own_draw"].loc.line == first.rules["pluck.on_own_draw"].loc.line + 1
+    for entry in cache_folder.glob("parsed-*.pickle"):
+        entry.write_bytes(b"not a pickle")
+    edit(pluck, "# a line added above every declaration", "# the line edited")
+    third = next_process()
+    assert sorted(parsed) == files and sorted(third.rules) == sorted(first.rules)
+
+
 def test_an_entry_of_another_key_is_not_trusted(cache_folder):
     rules = load_rules(load_config(cwd=ROOT), "fr")
     key = rules.program.module.KEY
