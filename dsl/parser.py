@@ -7,6 +7,7 @@ import pickle
 from collections import OrderedDict
 from pathlib import Path
 
+import lark
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.parsers.lalr_analysis import Shift
@@ -189,7 +190,8 @@ def parse_file(path: str | Path) -> ast.SpecFile:
     if key in _PARSED:
         return pickle.loads(_PARSED[key])
     from .loader import dsl_version
-    name = f"parsed-{cache.digest(dsl_version(), *key)}.pickle"
+    # Lark's version too: another one may place the same text's nodes otherwise (their end columns)
+    name = f"parsed-{cache.digest(dsl_version(), lark.__version__, *key)}.pickle"
     data = cache.read(name)
     tree = _unpickled(data) if data is not None else None
     if tree is None:
