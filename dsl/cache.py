@@ -52,6 +52,18 @@ def sources_digest(paths: list[Path]) -> str:
     return digest(*(path.read_bytes() for path in paths))
 
 
+_LANGUAGE_VERSION: list[str] = []
+
+
+def language_version() -> str:
+    """The version of the language's code (dsl/): a parsed file, a resolved spec or a read
+    edition made by an older one is not read back."""
+    if not _LANGUAGE_VERSION:
+        here = Path(__file__).parent
+        _LANGUAGE_VERSION.append(sources_digest(sorted(here.glob("*.py")) + [here / "grammar.lark"]))
+    return _LANGUAGE_VERSION[0]
+
+
 def read(name: str) -> bytes | None:
     try:
         return (folder() / name).read_bytes()

@@ -202,28 +202,17 @@ def load_spec(config: Config, variant: str | None = None) -> Spec:
     if key not in _SPECS:
         spec = _cached_spec(config, layers, key)
         stamps = key[3][:len(files)]
-        spec.content = cache.digest(dsl_version(), repr(layers), repr([(Path(p).name, h) for p, h in stamps]))
+        spec.content = cache.digest(cache.language_version(), repr(layers),
+                                    repr([(Path(p).name, h) for p, h in stamps]))
         _SPECS[key] = spec
     return _SPECS[key]
-
-
-_DSL_VERSION: list[str] = []
-
-
-def dsl_version() -> str:
-    """The version of the language's code: a resolved spec (or a parsed file) of an older one is
-    not read back."""
-    if not _DSL_VERSION:
-        here = Path(__file__).parent
-        _DSL_VERSION.append(cache.sources_digest(sorted(here.glob("*.py")) + [here / "grammar.lark"]))
-    return _DSL_VERSION[0]
 
 
 def _cached_spec(config: Config, layers: list[str], files: tuple) -> Spec:
     """The resolved spec of these layers: read back from the cache folder when it was resolved
     before from the same files (paths and contents, `files`) by the same code, else parsed and
     resolved now."""
-    key = cache.digest(dsl_version(), repr(files))
+    key = cache.digest(cache.language_version(), repr(files))
     name = f"spec-{key}.pickle"
     data = cache.read(name)
     if data is not None:
@@ -274,7 +263,7 @@ def _cached_edition(path: Path, spec: Spec, key: tuple) -> Edition:
     YAML with positions takes longer than the rest of loading rules from the cache)."""
     if not spec.key:
         return load_edition(path, spec)
-    name = f"edition-{cache.digest(dsl_version(), spec.key, repr(key[0]), repr(key[2]))}.pickle"
+    name = f"edition-{cache.digest(cache.language_version(), spec.key, repr(key[0]), repr(key[2]))}.pickle"
     data = cache.read(name)
     if data is not None:
         try:

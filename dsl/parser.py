@@ -7,8 +7,8 @@ import pickle
 from collections import OrderedDict
 from pathlib import Path
 
-import lark
 from lark import Lark, Token, Transformer, Tree, v_args
+from lark import __version__ as LARK_VERSION
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.parsers.lalr_analysis import Shift
 
@@ -189,9 +189,8 @@ def parse_file(path: str | Path) -> ast.SpecFile:
     key = (str(path), hashlib.sha1(text.encode("utf-8")).hexdigest())
     if key in _PARSED:
         return pickle.loads(_PARSED[key])
-    from .loader import dsl_version
     # Lark's version too: another one may place the same text's nodes otherwise (their end columns)
-    name = f"parsed-{cache.digest(dsl_version(), lark.__version__, *key)}.pickle"
+    name = f"parsed-{cache.digest(cache.language_version(), LARK_VERSION, *key)}.pickle"
     data = cache.read(name)
     tree = _unpickled(data) if data is not None else None
     if tree is None:
